@@ -1,0 +1,584 @@
+/*
+ * partalign check: the audit.  Scans every block device (or the ones named),
+ * computes the three verdicts per partition or whole device, and prints one
+ * row each.  Exit status: PA_EXIT_MISALIGNED and/or PA_EXIT_ERROR OR-ed.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "core/exitcodes.h"
+#include "core/units.h"
+#include "scan/scan.h"
+
+enum {
+	COL_NAME,
+	COL_PATH,
+	COL_DISK,
+	COL_TYPE,
+	COL_MAJMIN,
+	COL_PARTN,
+	COL_START,
+	COL_START_SEC,
+	COL_SIZE,
+	COL_LOG_SEC,
+	COL_PHY_SEC,
+	COL_MIN_IO,
+	COL_OPT_IO,
+	COL_ALIGNMENT,
+	COL_ALIGN_CALC,
+	COL_DISK_ALIGN,
+	COL_PHYSICAL,
+	COL_OPTIMAL,
+	COL_POLICY,
+	COL_REASON,
+	COL_PHYS_GRAIN,
+	COL_OPT_GRAIN,
+	COL_POLICY_GRAIN,
+	COL_MODEL,
+	COL_SERIAL,
+	COL_WWN,
+	COL_FSTYPE,
+	COL_PTTYPE,
+	COL_PARTLABEL,
+	COL_PARTUUID,
+	COL_PARTTYPE,
+	COL_HOLDERS,
+	COL_MOUNTPOINTS,
+	COL_PATHS,
+	COL_TABLE,
+	COL_ONDISK_START,
+};
+
+#define N SCOLS_JSON_NUMBER
+#define S SCOLS_JSON_STRING
+#define R SCOLS_FL_RIGHT
+static const struct out_col columns[] = {
+	[COL_NAME] = {"NAME", 0.1, SCOLS_FL_NOEXTREMES, S, "kernel name of the device"},
+	[COL_PATH] = {"PATH", 0.1, SCOLS_FL_NOEXTREMES, S, "device node path"},
+	[COL_DISK] = {"DISK", 0.1, 0, S, "kernel name of the whole disk or multipath map"},
+	[COL_TYPE] = {"TYPE", 4, 0, S, "part, disk, loop, mpath, lvm, crypt, dm, raid, path"},
+	[COL_MAJMIN] = {"MAJ:MIN", 6, 0, S, "major:minor device number"},
+	[COL_PARTN] = {"PARTN", 2, R, N, "partition number"},
+	[COL_START] = {"START", 10, R, N, "start in bytes from the start of the disk"},
+	[COL_START_SEC] = {"START-SEC", 8, R, N, "start in logical sectors of the disk"},
+	[COL_SIZE] = {"SIZE", 6, R, N, "size (bytes in JSON and with --bytes)"},
+	[COL_LOG_SEC] = {"LOG-SEC", 4, R, N, "logical sector size in bytes"},
+	[COL_PHY_SEC] = {"PHY-SEC", 4, R, N, "physical sector size in bytes"},
+	[COL_MIN_IO] = {"MIN-IO", 4, R, N, "minimum I/O size in bytes"},
+	[COL_OPT_IO] = {"OPT-IO", 4, R, N, "optimal I/O size in bytes, as reported"},
+	[COL_ALIGNMENT] = {"ALIGNMENT", 4, R, N, "the kernel's alignment offset of this device"},
+	[COL_ALIGN_CALC] = {"ALIGN-CALC", 4, R, N, "alignment offset computed by partalign"},
+	[COL_DISK_ALIGN] = {"DISK-ALIGN", 4, R, N, "alignment offset of the whole disk"},
+	[COL_PHYSICAL] = {"PHYSICAL", 10, 0, S, "start vs physical sector and minimum I/O"},
+	[COL_OPTIMAL] = {"OPTIMAL", 10, 0, S, "start vs the (sane) optimal I/O size"},
+	[COL_POLICY] = {"POLICY", 10, 0, S, "start vs the site's grain (--align)"},
+	[COL_REASON] = {"REASON", 0.3, SCOLS_FL_TRUNC, S, "why a verdict is not ok"},
+	[COL_PHYS_GRAIN] = {"PHYS-GRAIN", 4, R, N, "granularity of the physical check"},
+	[COL_OPT_GRAIN] = {"OPT-GRAIN", 4, R, N, "optimal I/O size used, null if ignored"},
+	[COL_POLICY_GRAIN] = {"POLICY-GRAIN", 4, R, N, "policy grain in bytes"},
+	[COL_MODEL] = {"MODEL", 0.1, SCOLS_FL_TRUNC, S, "device identifier"},
+	[COL_SERIAL] = {"SERIAL", 0.1, SCOLS_FL_TRUNC, S, "disk serial number"},
+	[COL_WWN] = {"WWN", 0.1, 0, S, "unique storage identifier"},
+	[COL_FSTYPE] = {"FSTYPE", 0.1, SCOLS_FL_TRUNC, S, "signature: filesystem, LVM2_member..."},
+	[COL_PTTYPE] = {"PTTYPE", 0.1, 0, S, "partition table type"},
+	[COL_PARTLABEL] = {"PARTLABEL", 0.1, 0, S, "partition name (GPT)"},
+	[COL_PARTUUID] = {"PARTUUID", 36, 0, S, "partition UUID"},
+	[COL_PARTTYPE] = {"PARTTYPE", 36, 0, S, "partition type code or UUID"},
+	[COL_HOLDERS] = {"HOLDERS", 0.1, 0, S, "devices stacked on this one"},
+	[COL_MOUNTPOINTS] = {"MOUNTPOINTS", 0.1, SCOLS_FL_WRAP, S, "where mounted, [SWAP]"},
+	[COL_PATHS] = {"PATHS", 0.1, 0, S, "multipath maps: their path devices"},
+	[COL_TABLE] = {"TABLE", 6, 0, S, "--probe: kernel vs on-disk table"},
+	[COL_ONDISK_START] = {"ONDISK-START", 10, R, N, "--probe: start in the on-disk table"},
+};
+#undef N
+#undef S
+#undef R
+
+static const int table_defaults[] = {COL_NAME,   COL_TYPE,     COL_START,   COL_SIZE,
+				     COL_LOG_SEC, COL_PHY_SEC, COL_MIN_IO,   COL_OPT_IO,
+				     COL_ALIGNMENT, COL_PHYSICAL, COL_OPTIMAL, COL_POLICY,
+				     COL_REASON};
+static const int script_defaults[] = {
+	COL_NAME,      COL_PATH,      COL_DISK,     COL_TYPE,     COL_PARTN,    COL_START,
+	COL_SIZE,      COL_LOG_SEC,   COL_PHY_SEC,  COL_MIN_IO,   COL_OPT_IO,   COL_ALIGNMENT,
+	COL_ALIGN_CALC, COL_PHYSICAL, COL_OPTIMAL,  COL_POLICY,   COL_REASON,   COL_FSTYPE,
+	COL_MOUNTPOINTS, COL_HOLDERS, COL_PARTLABEL, COL_PARTUUID, COL_WWN, COL_SERIAL};
+
+struct row {
+	const struct pa_dev *d;
+	struct pa_check c;
+	bool checked;
+	char reason[PA_REASON_MAX + 256];
+};
+
+static const char *table_state(const struct pa_dev *d)
+{
+	if (!d->probed)
+		return NULL;
+	if (d->kernel_missing)
+		return "disk-only";
+	if (!d->ondisk_found)
+		return "kernel-only";
+	if (d->ondisk_start != d->start || d->ondisk_size != d->size)
+		return "stale";
+	return "in-sync";
+}
+
+static void row_reason(struct row *r)
+{
+	const struct pa_dev *d = r->d;
+	const char *st = table_state(d);
+	char *p = r->reason;
+	size_t len = sizeof(r->reason);
+	int n = 0;
+
+	if (d->is_path) {
+		snprintf(p, len, "multipath path of %s%s%s%s: checked on the map",
+			 d->map ? d->map->name : "a map", d->map && d->map->dm_name ? " (" : "",
+			 d->map && d->map->dm_name ? d->map->dm_name : "",
+			 d->map && d->map->dm_name ? ")" : "");
+		return;
+	}
+	if (st && strcmp(st, "in-sync") != 0)
+		n = snprintf(p, len, "%s",
+			     strcmp(st, "disk-only") == 0
+				     ? "on disk but not known to the kernel (re-read the table or reboot)"
+			     : strcmp(st, "kernel-only") == 0
+				     ? "known to the kernel but not in the on-disk table (re-read or reboot)"
+				     : "on-disk table differs from the kernel's (re-read or reboot)");
+	if (n < 0 || (size_t)n >= len)
+		return;
+	if (r->c.reason[0])
+		snprintf(p + n, len - (size_t)n, "%s%s", n ? "; " : "", r->c.reason);
+}
+
+static int fill_line(const struct out_opts *o, struct libscols_line *ln, const int *sel,
+		     size_t nsel, const struct row *r)
+{
+	const struct pa_dev *d = r->d;
+	const struct pa_dev *whole = d->disk ? d->disk : d;
+	char buf[64];
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; i < nsel && rc == 0; i++) {
+		switch (sel[i]) {
+		case COL_NAME:
+			rc = out_set_str(ln, i, d->name);
+			break;
+		case COL_PATH:
+			rc = out_set_str(ln, i, d->path);
+			break;
+		case COL_DISK:
+			rc = out_set_str(ln, i, whole->name);
+			break;
+		case COL_TYPE:
+			rc = out_set_str(ln, i, d->is_path ? "path" : pa_kind_name(d->kind));
+			break;
+		case COL_MAJMIN:
+			if (d->kernel_missing)
+				break;
+			snprintf(buf, sizeof(buf), "%u:%u", d->major, d->minor);
+			rc = out_set_str(ln, i, buf);
+			break;
+		case COL_PARTN:
+			if (d->kind == PA_KIND_PART && d->partno)
+				rc = out_set_u64(ln, i, d->partno);
+			break;
+		case COL_START:
+			if (d->kind != PA_KIND_PART)
+				rc = out_set_u64(ln, i, 0);
+			else if (d->start_known)
+				rc = out_set_u64(ln, i, d->start);
+			break;
+		case COL_START_SEC:
+			if (d->kind != PA_KIND_PART)
+				rc = out_set_u64(ln, i, 0);
+			else if (d->start_known)
+				rc = out_set_u64(ln, i, d->start / d->topo.logical);
+			break;
+		case COL_SIZE:
+			rc = out_set_size(o, ln, i, d->size);
+			break;
+		case COL_LOG_SEC:
+			rc = out_set_u64(ln, i, d->topo.logical);
+			break;
+		case COL_PHY_SEC:
+			rc = out_set_u64(ln, i, d->topo.physical);
+			break;
+		case COL_MIN_IO:
+			rc = out_set_u64(ln, i, d->topo.min_io);
+			break;
+		case COL_OPT_IO:
+			rc = out_set_u64(ln, i, d->topo.opt_io);
+			break;
+		case COL_ALIGNMENT:
+			if (d->kind == PA_KIND_PART && d->kalign_known)
+				rc = out_set_s64(ln, i, d->kernel_align);
+			else if (d->kind != PA_KIND_PART)
+				rc = out_set_s64(ln, i, d->topo.align_off);
+			break;
+		case COL_ALIGN_CALC:
+			if (r->c.kalign_predicted_known)
+				rc = out_set_s64(ln, i, r->c.kalign_predicted);
+			else if (d->kind != PA_KIND_PART)
+				rc = out_set_s64(ln, i, d->topo.align_off);
+			break;
+		case COL_DISK_ALIGN:
+			rc = out_set_s64(ln, i, whole->topo.align_off);
+			break;
+		case COL_PHYSICAL:
+			rc = out_set_str(ln, i, pa_verdict_name(r->checked ? r->c.physical : PA_VERDICT_NA));
+			break;
+		case COL_OPTIMAL:
+			rc = out_set_str(ln, i, pa_verdict_name(r->checked ? r->c.optimal : PA_VERDICT_NA));
+			break;
+		case COL_POLICY:
+			rc = out_set_str(ln, i, pa_verdict_name(r->checked ? r->c.policy : PA_VERDICT_NA));
+			break;
+		case COL_REASON:
+			rc = out_set_str(ln, i, r->reason[0] ? r->reason : NULL);
+			break;
+		case COL_PHYS_GRAIN:
+			if (r->checked)
+				rc = out_set_u64(ln, i, r->c.phys_grain);
+			break;
+		case COL_OPT_GRAIN:
+			if (r->checked && r->c.opt_grain)
+				rc = out_set_u64(ln, i, r->c.opt_grain);
+			break;
+		case COL_POLICY_GRAIN:
+			if (r->checked && r->c.policy_grain)
+				rc = out_set_u64(ln, i, r->c.policy_grain);
+			break;
+		case COL_MODEL:
+			rc = out_set_str(ln, i, d->model);
+			break;
+		case COL_SERIAL:
+			rc = out_set_str(ln, i, d->serial);
+			break;
+		case COL_WWN:
+			rc = out_set_str(ln, i, d->wwn);
+			break;
+		case COL_FSTYPE:
+			rc = out_set_str(ln, i, d->fstype);
+			break;
+		case COL_PTTYPE:
+			rc = out_set_str(ln, i, whole->pttype);
+			break;
+		case COL_PARTLABEL:
+			rc = out_set_str(ln, i, d->part_name);
+			break;
+		case COL_PARTUUID:
+			rc = out_set_str(ln, i, d->part_uuid);
+			break;
+		case COL_PARTTYPE:
+			rc = out_set_str(ln, i, d->part_type);
+			break;
+		case COL_HOLDERS:
+			rc = out_set_str(ln, i, d->holders);
+			break;
+		case COL_MOUNTPOINTS:
+			rc = out_set_str(ln, i, d->mountpoints);
+			break;
+		case COL_PATHS:
+			rc = out_set_str(ln, i, d->paths);
+			break;
+		case COL_TABLE:
+			rc = out_set_str(ln, i, table_state(d));
+			break;
+		case COL_ONDISK_START:
+			if (d->probed && d->ondisk_found)
+				rc = out_set_u64(ln, i, d->ondisk_start);
+			break;
+		}
+	}
+	return rc;
+}
+
+/* Rows in display order: wholes as enumerated (naturally sorted), partitions by number. */
+static int cmp_whole(const void *a, const void *b)
+{
+	const struct pa_dev *x = *(const struct pa_dev *const *)a;
+	const struct pa_dev *y = *(const struct pa_dev *const *)b;
+
+	return strverscmp(x->name, y->name);
+}
+
+static int cmp_part(const void *a, const void *b)
+{
+	const struct pa_dev *x = *(const struct pa_dev *const *)a;
+	const struct pa_dev *y = *(const struct pa_dev *const *)b;
+
+	if (x->partno != y->partno)
+		return x->partno < y->partno ? -1 : 1;
+	return strverscmp(x->name, y->name);
+}
+
+/* Order @l's devices for display into @out (borrowed pointers). */
+static int order_devices(const struct pa_devlist *l, const struct pa_dev ***out, size_t *n)
+{
+	const struct pa_dev **v = calloc(l->n ? l->n : 1, sizeof(*v));
+	const struct pa_dev **wholes = calloc(l->n ? l->n : 1, sizeof(*wholes));
+	size_t nw = 0, k = 0, i, j;
+
+	if (!v || !wholes) {
+		free(v);
+		free(wholes);
+		return -ENOMEM;
+	}
+	for (i = 0; i < l->n; i++)
+		if (l->v[i]->kind != PA_KIND_PART || !l->v[i]->disk)
+			wholes[nw++] = l->v[i];
+	qsort(wholes, nw, sizeof(*wholes), cmp_whole);
+	for (i = 0; i < nw; i++) {
+		size_t first = k;
+
+		v[k++] = wholes[i];
+		for (j = 0; j < l->n; j++)
+			if (l->v[j]->kind == PA_KIND_PART && l->v[j]->disk == wholes[i])
+				v[k++] = l->v[j];
+		qsort(v + first + 1, k - first - 1, sizeof(*v), cmp_part);
+	}
+	free(wholes);
+	*out = v;
+	*n = k;
+	return 0;
+}
+
+static void usage(FILE *f)
+{
+	fputs("Usage: partalign check [options] [DEVICE...]\n"
+	      "\n"
+	      "Check the alignment of every partition (and of whole devices used\n"
+	      "without a partition table) of the host, or of the DEVICEs named.\n"
+	      "Reads sysfs and the udev database only, unless --probe.\n"
+	      "\n"
+	      "Options:\n"
+	      "  -a, --align SIZE      policy grain (default 2MiB; units s, B, KiB, MiB, GiB...)\n"
+	      "  -p, --probe           also read the on-disk tables and signatures (libblkid)\n"
+	      "  -J, --json            JSON output\n"
+	      "  -P, --pairs           KEY=\"value\" output\n"
+	      "  -r, --raw             raw output\n"
+	      "  -n, --noheadings      no column headings\n"
+	      "  -b, --bytes           sizes in bytes in the table\n"
+	      "  -o, --output LIST     columns to print (+LIST appends to the defaults)\n"
+	      "      --list-columns    list the columns and exit\n"
+	      "  -h, --help            this text\n"
+	      "\n"
+	      "Exit status: 0 all aligned, 4 misalignment found, 8 operational error,\n"
+	      "16 usage error (OR-ed together).  See partalign(8).\n",
+	      f);
+}
+
+/* The devices named on the command line, or all, in display order. */
+static int select_rows(const struct pa_devlist *l, char **names, int nnames,
+		       struct row **rows, size_t *nrows, int *status)
+{
+	const struct pa_dev **ordered = NULL;
+	bool *want = NULL;
+	size_t n = 0, i, k = 0;
+	int a, rc;
+
+	rc = order_devices(l, &ordered, &n);
+	if (rc < 0)
+		return rc;
+	want = calloc(l->n ? l->n : 1, sizeof(*want));
+	*rows = calloc(n ? n : 1, sizeof(**rows));
+	if (!want || !*rows) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (a = 0; a < nnames; a++) {
+		struct pa_dev *d = NULL;
+
+		rc = scan_lookup(l, names[a], &d);
+		if (rc == -ENOTBLK) {
+			msg_err(names[a], 0, "not a block device");
+		} else if (rc == -ENODEV) {
+			msg_err(names[a], 0, "not a device partalign checks "
+					     "(unbound loop, ram or zram, or empty)");
+		} else if (rc < 0) {
+			msg_err(names[a], -rc, "cannot check");
+		}
+		if (rc < 0) {
+			*status |= PA_EXIT_ERROR;
+			continue;
+		}
+		for (i = 0; i < l->n; i++)
+			if (l->v[i] == d || l->v[i]->disk == d)
+				want[i] = true;
+	}
+	rc = 0;
+	for (i = 0; i < n; i++) {
+		const struct pa_dev *d = ordered[i];
+		size_t idx;
+
+		if (nnames) {
+			for (idx = 0; l->v[idx] != d; idx++)
+				;
+			if (!want[idx])
+				continue;
+		}
+		/* a whole device holding partitions is shown through them */
+		if (!d->is_path && !pa_dev_is_checked(d))
+			continue;
+		if (d->is_path && d->kind == PA_KIND_PART)
+			continue;
+		(*rows)[k].d = d;
+		(*rows)[k].checked = pa_dev_is_checked(d);
+		k++;
+	}
+	*nrows = k;
+out:
+	free(ordered);
+	free(want);
+	return rc;
+}
+
+/* --probe the whole devices named (or all), not their multipath paths. */
+static int probe_selected(struct pa_devlist *l, char **names, int nnames,
+			  struct pa_diags *diags)
+{
+	size_t nwholes = l->n, i;
+	int a, rc = 0;
+
+	for (i = 0; i < nwholes && rc == 0; i++) {
+		struct pa_dev *w = l->v[i];
+		bool named = nnames == 0;
+
+		if (!pa_dev_is_whole(w) || w->is_path)
+			continue;
+		for (a = 0; a < nnames && !named; a++) {
+			struct pa_dev *d;
+
+			named = scan_lookup(l, names[a], &d) == 0 && (d == w || d->disk == w);
+		}
+		if (named)
+			rc = scan_probe_disk(l, w, diags);
+	}
+	return rc;
+}
+
+int cmd_check(int argc, char **argv)
+{
+	enum { OPT_LIST_COLUMNS = 256 };
+	static const struct option longopts[] = {
+		{"align", required_argument, NULL, 'a'},
+		{"probe", no_argument, NULL, 'p'},
+		{"json", no_argument, NULL, 'J'},
+		{"pairs", no_argument, NULL, 'P'},
+		{"raw", no_argument, NULL, 'r'},
+		{"noheadings", no_argument, NULL, 'n'},
+		{"bytes", no_argument, NULL, 'b'},
+		{"output", required_argument, NULL, 'o'},
+		{"list-columns", no_argument, NULL, OPT_LIST_COLUMNS},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	struct pa_scan_opts so = {0};
+	bool probe = false;
+	struct out_opts oo = {0};
+	struct pa_grain grain = PA_GRAIN_DEFAULT;
+	struct pa_devlist devs = {0};
+	struct pa_diags diags = {0};
+	struct libscols_table *tb = NULL;
+	struct row *rows = NULL;
+	size_t nrows = 0, nsel = 0, i;
+	int sel[OUT_MAXCOLS];
+	int status = PA_EXIT_OK;
+	int c, rc;
+
+	while ((c = getopt_long(argc, argv, "a:pJPrnbo:h", longopts, NULL)) != -1) {
+		if (out_parse_opt(c, optarg, &oo))
+			continue;
+		switch (c) {
+		case 'a':
+			if (!cli_parse_grain(optarg, &grain))
+				return PA_EXIT_USAGE;
+			break;
+		case 'p':
+			probe = true;
+			break;
+		case OPT_LIST_COLUMNS:
+			out_list_columns(columns, sizeof(columns) / sizeof(columns[0]));
+			return PA_EXIT_OK;
+		case 'h':
+			usage(stdout);
+			return PA_EXIT_OK;
+		default:
+			usage(stderr);
+			return PA_EXIT_USAGE;
+		}
+	}
+	if (oo.format == OUT_TABLE && !oo.columns)
+		rc = out_select(&oo, columns, sizeof(columns) / sizeof(columns[0]),
+				table_defaults, sizeof(table_defaults) / sizeof(int), sel, &nsel);
+	else
+		rc = out_select(&oo, columns, sizeof(columns) / sizeof(columns[0]),
+				oo.format == OUT_TABLE ? table_defaults : script_defaults,
+				oo.format == OUT_TABLE ? sizeof(table_defaults) / sizeof(int)
+						       : sizeof(script_defaults) / sizeof(int),
+				sel, &nsel);
+	if (rc < 0)
+		return PA_EXIT_USAGE;
+
+	rc = scan_devices(&so, &devs, &diags);
+	if (rc < 0) {
+		msg_err(NULL, -rc, "cannot scan block devices");
+		status |= PA_EXIT_ERROR;
+		goto out;
+	}
+	if (probe)
+		rc = probe_selected(&devs, argv + optind, argc - optind, &diags);
+	status |= msg_diags(&diags);
+	if (rc < 0) {
+		msg_err(NULL, -rc, "cannot probe devices");
+		status |= PA_EXIT_ERROR;
+		goto out;
+	}
+	rc = select_rows(&devs, argv + optind, argc - optind, &rows, &nrows, &status);
+	if (rc < 0) {
+		msg_err(NULL, -rc, "cannot list devices");
+		status |= PA_EXIT_ERROR;
+		goto out;
+	}
+	tb = out_table_new(&oo, "devices", columns, sel, nsel);
+	if (!tb) {
+		msg_err(NULL, ENOMEM, "cannot create the output table");
+		status |= PA_EXIT_ERROR;
+		goto out;
+	}
+	for (i = 0; i < nrows; i++) {
+		struct row *r = &rows[i];
+		struct libscols_line *ln;
+
+		if (r->checked) {
+			align_check_dev(r->d, &grain, &r->c);
+			if (r->c.physical == PA_VERDICT_MISALIGNED ||
+			    r->c.optimal == PA_VERDICT_MISALIGNED ||
+			    r->c.policy == PA_VERDICT_MISALIGNED)
+				status |= PA_EXIT_MISALIGNED;
+		}
+		row_reason(r);
+		ln = scols_table_new_line(tb, NULL);
+		if (!ln || fill_line(&oo, ln, sel, nsel, r) != 0) {
+			msg_err(NULL, ENOMEM, "cannot fill the output table");
+			status |= PA_EXIT_ERROR;
+			goto out;
+		}
+	}
+	status |= out_print(tb);
+out:
+	scols_unref_table(tb);
+	free(rows);
+	pa_diags_free(&diags);
+	pa_devlist_free(&devs);
+	return status;
+}

@@ -1,0 +1,76 @@
+/*
+ * Shared by the subcommands: messages, output formats and column tables.
+ * Only cli/ prints and exits.
+ */
+#ifndef PARTALIGN_CLI_H
+#define PARTALIGN_CLI_H
+
+#include <libsmartcols.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "core/align.h"
+#include "core/diag.h"
+
+#define PA_PROG "partalign"
+
+/* "partalign: DEVICE: message[: strerror]" on stderr; err is a positive errno or 0. */
+void msg_err(const char *device, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void msg_warn(const char *device, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Print every diagnostic of @d; returns PA_EXIT_ERROR when there was one. */
+int msg_diags(const struct pa_diags *d);
+
+enum out_format {
+	OUT_TABLE,
+	OUT_JSON,
+	OUT_PAIRS,
+	OUT_RAW,
+};
+
+struct out_opts {
+	enum out_format format;
+	bool noheadings;
+	bool bytes;          /* sizes in bytes in the table too */
+	const char *columns; /* -o LIST, "+LIST" appends to the defaults */
+};
+
+struct out_col {
+	const char *name;
+	double whint;
+	int flags;     /* SCOLS_FL_* */
+	int json_type; /* SCOLS_JSON_* */
+	const char *help;
+};
+
+#define OUT_MAXCOLS 64
+
+/* Resolve -o LIST (or @defaults when none) into column indexes; -1 with a message on error. */
+int out_select(const struct out_opts *o, const struct out_col *cols, size_t ncols,
+	       const int *defaults, size_t ndefaults, int *sel, size_t *nsel);
+/* A table with the selected columns, formatted as @o asks. */
+struct libscols_table *out_table_new(const struct out_opts *o, const char *name,
+				     const struct out_col *cols, const int *sel, size_t nsel);
+/* Print --list-columns. */
+void out_list_columns(const struct out_col *cols, size_t ncols);
+/* Print the table and check stdout for write errors; returns an exit bit. */
+int out_print(struct libscols_table *tb);
+
+/* Cell helpers: set cell @i of @ln, numbers as decimal, NULL stays empty/null. */
+int out_set_str(struct libscols_line *ln, size_t i, const char *s);
+int out_set_u64(struct libscols_line *ln, size_t i, unsigned long long v);
+int out_set_s64(struct libscols_line *ln, size_t i, long long v);
+/* Size: human ("1.5G") in a table unless --bytes, else bytes. */
+int out_set_size(const struct out_opts *o, struct libscols_line *ln, size_t i,
+		 unsigned long long v);
+
+/* Common options of the reporting commands; returns true if @c was one. */
+bool out_parse_opt(int c, const char *arg, struct out_opts *o);
+
+/* --align SIZE into @g; false with a message on error. */
+bool cli_parse_grain(const char *arg, struct pa_grain *g);
+
+int cmd_check(int argc, char **argv);
+
+#endif

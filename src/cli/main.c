@@ -1,0 +1,52 @@
+/*
+ * partalign: find, plan and fix misaligned partitions; name Oracle ASM disks.
+ * The dispatcher: global options, then one function per subcommand.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "core/exitcodes.h"
+
+static const struct {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *help;
+} commands[] = {
+	{"check", cmd_check, "report the alignment of every partition (the audit)"},
+};
+
+static void usage(FILE *f)
+{
+	size_t i;
+
+	fputs("Usage: partalign [--help|--version] COMMAND [options] [ARGS]\n\nCommands:\n", f);
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].help);
+	fputs("\nRun 'partalign COMMAND --help' for a command's options; see partalign(8).\n", f);
+}
+
+int main(int argc, char **argv)
+{
+	size_t i;
+
+	if (argc < 2) {
+		usage(stderr);
+		return PA_EXIT_USAGE;
+	}
+	if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
+		usage(stdout);
+		return PA_EXIT_OK;
+	}
+	if (strcmp(argv[1], "-V") == 0 || strcmp(argv[1], "--version") == 0) {
+		printf("%s %s\n", PA_PROG, PACKAGE_VERSION);
+		return PA_EXIT_OK;
+	}
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (strcmp(argv[1], commands[i].name) == 0)
+			return commands[i].fn(argc - 1, argv + 1);
+	msg_err(NULL, 0, "unknown command '%s' (see partalign --help)", argv[1]);
+	return PA_EXIT_USAGE;
+}

@@ -1,0 +1,76 @@
+/*
+ * Messages on stderr: one line each, naming the device first.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "core/exitcodes.h"
+#include "core/units.h"
+
+static void vmsg(const char *kind, const char *device, int err, const char *fmt,
+		 va_list ap)
+{
+	fprintf(stderr, "%s: ", PA_PROG);
+	if (kind)
+		fprintf(stderr, "%s: ", kind);
+	if (device && *device)
+		fprintf(stderr, "%s: ", device);
+	vfprintf(stderr, fmt, ap);
+	if (err)
+		fprintf(stderr, ": %s", strerror(err));
+	fputc('\n', stderr);
+}
+
+void msg_err(const char *device, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg(NULL, device, err, fmt, ap);
+	va_end(ap);
+}
+
+void msg_warn(const char *device, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg("warning", device, 0, fmt, ap);
+	va_end(ap);
+}
+
+int msg_diags(const struct pa_diags *d)
+{
+	size_t i;
+
+	for (i = 0; i < d->n; i++)
+		msg_err(d->v[i].device, d->v[i].err, "%s", d->v[i].msg);
+	return d->n ? PA_EXIT_ERROR : PA_EXIT_OK;
+}
+
+bool cli_parse_grain(const char *arg, struct pa_grain *g)
+{
+	int rc = units_parse_grain(arg, g);
+
+	if (rc == -ERANGE) {
+		msg_err(NULL, 0, "--align %s: too large", arg);
+		return false;
+	}
+	if (rc < 0) {
+		msg_err(NULL, 0,
+			"--align %s: expected a positive size with a unit "
+			"(s, B, kB, MB, GB, TB, KiB, MiB, GiB, TiB), e.g. 2MiB or 4096s",
+			arg);
+		return false;
+	}
+	if (!g->sectors && g->value % 512) {
+		msg_err(NULL, 0, "--align %s: not a multiple of 512 bytes", arg);
+		return false;
+	}
+	return true;
+}

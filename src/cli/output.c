@@ -1,0 +1,202 @@
+/*
+ * Output through libsmartcols: one column table per command, rendered as a
+ * table, --json, --pairs or --raw.  Nothing here writes JSON or pads columns
+ * by hand.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "cli/cli.h"
+#include "core/exitcodes.h"
+
+static int find_col(const struct out_col *cols, size_t ncols, const char *name, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < ncols; i++)
+		if (strlen(cols[i].name) == len && strncasecmp(cols[i].name, name, len) == 0)
+			return (int)i;
+	return -1;
+}
+
+int out_select(const struct out_opts *o, const struct out_col *cols, size_t ncols,
+	       const int *defaults, size_t ndefaults, int *sel, size_t *nsel)
+{
+	const char *p = o->columns;
+
+	*nsel = 0;
+	if (!p || *p == '+') {
+		memcpy(sel, defaults, ndefaults * sizeof(*sel));
+		*nsel = ndefaults;
+		if (!p)
+			return 0;
+		p++;
+	}
+	while (*p) {
+		size_t len = strcspn(p, ",");
+		int c = find_col(cols, ncols, p, len);
+
+		if (c < 0) {
+			msg_err(NULL, 0, "unknown column: %.*s (see --list-columns)", (int)len, p);
+			return -1;
+		}
+		if (*nsel == OUT_MAXCOLS) {
+			msg_err(NULL, 0, "too many columns");
+			return -1;
+		}
+		sel[(*nsel)++] = c;
+		p += len;
+		if (*p == ',')
+			p++;
+	}
+	if (*nsel == 0) {
+		msg_err(NULL, 0, "no columns selected");
+		return -1;
+	}
+	return 0;
+}
+
+struct libscols_table *out_table_new(const struct out_opts *o, const char *name,
+				     const struct out_col *cols, const int *sel, size_t nsel)
+{
+	struct libscols_table *tb = scols_new_table();
+	size_t i;
+
+	if (!tb)
+		return NULL;
+	scols_table_set_name(tb, name);
+	switch (o->format) {
+	case OUT_JSON:
+		scols_table_enable_json(tb, 1);
+		break;
+	case OUT_PAIRS:
+		scols_table_enable_export(tb, 1);
+		scols_table_enable_shellvar(tb, 1);
+		break;
+	case OUT_RAW:
+		scols_table_enable_raw(tb, 1);
+		break;
+	case OUT_TABLE:
+		break;
+	}
+	scols_table_enable_noheadings(tb, o->noheadings);
+	for (i = 0; i < nsel; i++) {
+		const struct out_col *c = &cols[sel[i]];
+		struct libscols_column *cl;
+		int flags = c->flags;
+
+		/* a table may truncate long text to the terminal; the others never */
+		if (o->format != OUT_TABLE)
+			flags &= ~(SCOLS_FL_TRUNC | SCOLS_FL_WRAP);
+		cl = scols_table_new_column(tb, c->name, c->whint, flags);
+		if (!cl) {
+			scols_unref_table(tb);
+			return NULL;
+		}
+		scols_column_set_json_type(cl, c->json_type);
+	}
+	return tb;
+}
+
+void out_list_columns(const struct out_col *cols, size_t ncols)
+{
+	size_t i;
+
+	for (i = 0; i < ncols; i++)
+		printf("%14s  %s\n", cols[i].name, cols[i].help);
+}
+
+int out_print(struct libscols_table *tb)
+{
+	int rc = scols_print_table(tb);
+
+	if (fflush(stdout) != 0 || ferror(stdout) || rc != 0) {
+		msg_err(NULL, errno, "write error on standard output");
+		return PA_EXIT_ERROR;
+	}
+	return PA_EXIT_OK;
+}
+
+int out_set_str(struct libscols_line *ln, size_t i, const char *s)
+{
+	return s ? scols_line_set_data(ln, i, s) : 0;
+}
+
+int out_set_u64(struct libscols_line *ln, size_t i, unsigned long long v)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%llu", v);
+	return scols_line_set_data(ln, i, buf);
+}
+
+int out_set_s64(struct libscols_line *ln, size_t i, long long v)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%lld", v);
+	return scols_line_set_data(ln, i, buf);
+}
+
+/* lsblk style: "100M", "1.5G"; one decimal, rounded down so it never overstates */
+static void human(unsigned long long v, char *buf, size_t len)
+{
+	static const char suffix[] = "BKMGTPE";
+	unsigned long long frac = 0;
+	int i = 0;
+
+	while (v >= 1024 && i < 6) {
+		frac = v % 1024;
+		v /= 1024;
+		i++;
+	}
+	frac = frac * 10 / 1024;
+	if (i == 0)
+		snprintf(buf, len, "%lluB", v);
+	else if (frac)
+		snprintf(buf, len, "%llu.%llu%c", v, frac, suffix[i]);
+	else
+		snprintf(buf, len, "%llu%c", v, suffix[i]);
+}
+
+int out_set_size(const struct out_opts *o, struct libscols_line *ln, size_t i,
+		 unsigned long long v)
+{
+	char buf[32];
+
+	if (o->format != OUT_TABLE || o->bytes)
+		return out_set_u64(ln, i, v);
+	human(v, buf, sizeof(buf));
+	return scols_line_set_data(ln, i, buf);
+}
+
+bool out_parse_opt(int c, const char *arg, struct out_opts *o)
+{
+	switch (c) {
+	case 'J':
+		o->format = OUT_JSON;
+		return true;
+	case 'P':
+		o->format = OUT_PAIRS;
+		return true;
+	case 'r':
+		o->format = OUT_RAW;
+		return true;
+	case 'n':
+		o->noheadings = true;
+		return true;
+	case 'b':
+		o->bytes = true;
+		return true;
+	case 'o':
+		o->columns = arg;
+		return true;
+	}
+	return false;
+}

@@ -1,0 +1,247 @@
+/*
+ * Alignment arithmetic.  Every function here works on integers handed in by
+ * the caller; the scanner has already read sysfs.  The physical rule is the
+ * kernel's own (block/blk-settings.c, queue_limit_alignment_offset), so the
+ * verdict can be cross-checked against the alignment_offset the kernel
+ * publishes for each partition.
+ */
+#include "config.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/align.h"
+#include "core/units.h"
+
+const char *pa_verdict_name(enum pa_verdict v)
+{
+	switch (v) {
+	case PA_VERDICT_OK:
+		return "ok";
+	case PA_VERDICT_MISALIGNED:
+		return "misaligned";
+	case PA_VERDICT_NA:
+		break;
+	}
+	return "n/a";
+}
+
+uint64_t align_physical_grain(const struct pa_topology *t)
+{
+	uint64_t g = t->physical;
+
+	if (t->min_io > g)
+		g = t->min_io;
+	if (t->logical > g)
+		g = t->logical;
+	return g ? g : 512;
+}
+
+uint64_t align_optimal_usable(const struct pa_topology *t, uint64_t dev_size,
+			      const char **why)
+{
+	uint64_t opt = t->opt_io;
+	uint64_t phys = align_physical_grain(t);
+
+	*why = NULL;
+	if (opt == 0)
+		return 0;
+	/*
+	 * 0xffff sectors is what some USB bridges and RAID controllers put in
+	 * the Block Limits VPD page when they mean "no limit": a controller
+	 * error, not a real optimal size.
+	 */
+	if (opt == 0xffffull * 512 || (t->logical && opt == 0xffffull * t->logical)) {
+		*why = "0xffff sectors, a controller error";
+		return 0;
+	}
+	if (opt % phys) {
+		*why = "not a multiple of the physical sector and minimum I/O";
+		return 0;
+	}
+	if (opt >= PA_OPT_IO_MAX || (dev_size && opt > dev_size)) {
+		*why = "implausibly large";
+		return 0;
+	}
+	return opt;
+}
+
+uint64_t align_policy_bytes(const struct pa_grain *g, uint32_t logical)
+{
+	uint64_t bytes;
+
+	if (!logical)
+		logical = 512;
+	if (g->sectors) {
+		if (g->value > UINT64_MAX / logical)
+			return 0;
+		return g->value * logical;
+	}
+	bytes = g->value;
+	if (bytes == 0 || bytes % logical)
+		return 0;
+	return bytes;
+}
+
+/* (start - offset) mod grain, computed without underflow */
+static uint64_t residue(uint64_t start, uint64_t grain, uint64_t offset)
+{
+	return (start % grain + grain - offset % grain) % grain;
+}
+
+uint64_t align_distance(uint64_t start, uint64_t grain, uint64_t offset)
+{
+	if (!grain)
+		return 0;
+	return (grain - residue(start, grain, offset)) % grain;
+}
+
+int64_t align_kernel_offset(const struct pa_topology *t, uint64_t start)
+{
+	if (t->align_off < 0)
+		return -1;
+	return (int64_t)align_distance(start, align_physical_grain(t), (uint64_t)t->align_off);
+}
+
+uint64_t align_up(uint64_t from, uint64_t grain, uint64_t offset)
+{
+	if (!grain)
+		return from;
+	return from + align_distance(from, grain, offset);
+}
+
+uint64_t align_down(uint64_t from, uint64_t grain, uint64_t offset)
+{
+	uint64_t r;
+
+	if (!grain)
+		return from;
+	r = residue(from, grain, offset);
+	return r > from ? 0 : from - r;
+}
+
+static void reason_add(struct pa_check *c, const char *fmt, ...)
+{
+	size_t used = strlen(c->reason);
+	va_list ap;
+
+	if (used && used + 2 < sizeof(c->reason)) {
+		memcpy(c->reason + used, "; ", 3);
+		used += 2;
+	}
+	if (used >= sizeof(c->reason) - 1)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(c->reason + used, sizeof(c->reason) - used, fmt, ap);
+	va_end(ap);
+}
+
+/* "512 B past a 4 KiB boundary" style detail for a start that misses @grain */
+static void reason_off(struct pa_check *c, const char *what, uint64_t start, uint64_t grain,
+		       uint64_t offset)
+{
+	char a[32], b[32], o[32];
+	uint64_t r = residue(start, grain, offset);
+
+	units_exact(r, a, sizeof(a));
+	units_exact(grain, b, sizeof(b));
+	if (offset % grain)
+		reason_add(c, "%s: %s past a %s boundary (alignment offset %s)", what, a, b,
+			   units_exact(offset % grain, o, sizeof(o)));
+	else
+		reason_add(c, "%s: %s past a %s boundary", what, a, b);
+}
+
+static enum pa_verdict judge(struct pa_check *c, const char *what, uint64_t start,
+			     uint64_t grain, uint64_t offset)
+{
+	if (residue(start, grain, offset) == 0)
+		return PA_VERDICT_OK;
+	reason_off(c, what, start, grain, offset);
+	return PA_VERDICT_MISALIGNED;
+}
+
+void align_check(const struct pa_topology *t, uint64_t dev_size, enum pa_region region,
+		 uint64_t start, const struct pa_grain *policy, bool kalign_known,
+		 int64_t kernel_align, struct pa_check *c)
+{
+	bool cannot = t->align_off < 0;
+	uint64_t off = cannot ? 0 : (uint64_t)t->align_off;
+	const char *why;
+	char a[32], b[32];
+
+	memset(c, 0, sizeof(*c));
+	c->phys_grain = align_physical_grain(t);
+	c->opt_grain = align_optimal_usable(t, dev_size, &why);
+	c->policy_grain = align_policy_bytes(policy, t->logical);
+
+	/* PHYSICAL */
+	if (cannot) {
+		c->physical = PA_VERDICT_MISALIGNED;
+		reason_add(c, "physical: the kernel reports alignment offset -1 "
+			      "(the device stack cannot be aligned)");
+	} else {
+		c->physical = judge(c, "physical", start, c->phys_grain, off);
+	}
+	if (region == PA_REGION_PART) {
+		c->kalign_predicted_known = true;
+		c->kalign_predicted = align_kernel_offset(t, start);
+		if (kalign_known && kernel_align != c->kalign_predicted) {
+			c->kalign_mismatch = true;
+			if (c->physical == PA_VERDICT_OK)
+				c->physical = PA_VERDICT_MISALIGNED;
+			reason_add(c, "physical: the kernel reports alignment_offset %" PRId64
+				      ", expected %" PRId64,
+				   kernel_align, c->kalign_predicted);
+		}
+	}
+
+	/* OPTIMAL */
+	if (!c->opt_grain) {
+		c->optimal = PA_VERDICT_NA;
+		if (why)
+			reason_add(c, "optimal: %" PRIu32 " B ignored (%s)", t->opt_io, why);
+		else
+			reason_add(c, "optimal: the device reports no optimal I/O size");
+	} else if (cannot) {
+		c->optimal = PA_VERDICT_MISALIGNED;
+		reason_add(c, "optimal: the kernel reports alignment offset -1");
+	} else {
+		c->optimal = judge(c, "optimal", start, c->opt_grain, off);
+	}
+
+	/* POLICY */
+	if (region == PA_REGION_STACKED) {
+		c->policy = PA_VERDICT_NA;
+		reason_add(c, "policy: stacked device, its place on the disk below is not "
+			      "known (physical and optimal use the kernel's offset)");
+	} else if (!c->policy_grain) {
+		c->policy = PA_VERDICT_NA;
+		reason_add(c, "policy: grain %s is not a multiple of the %s logical sector",
+			   units_grain(policy, a, sizeof(a)),
+			   units_exact(t->logical, b, sizeof(b)));
+	} else {
+		c->policy = judge(c, "policy", start, c->policy_grain, off);
+	}
+
+	if (region == PA_REGION_WHOLE && c->physical == PA_VERDICT_OK &&
+	    c->policy == PA_VERDICT_OK)
+		reason_add(c, "whole device without a partition table: aligned by construction");
+}
+
+void align_check_dev(const struct pa_dev *d, const struct pa_grain *policy,
+		     struct pa_check *out)
+{
+	uint64_t disk_size = d->disk ? d->disk->size : d->size;
+
+	if (d->kind == PA_KIND_PART && d->start_known)
+		align_check(&d->topo, disk_size, PA_REGION_PART, d->start, policy,
+			    d->kalign_known, d->kernel_align, out);
+	else if (d->kind == PA_KIND_PART || d->kind == PA_KIND_LVM ||
+		 d->kind == PA_KIND_CRYPT || d->kind == PA_KIND_DM)
+		align_check(&d->topo, d->size, PA_REGION_STACKED, 0, policy, false, 0, out);
+	else
+		align_check(&d->topo, d->size, PA_REGION_WHOLE, 0, policy, false, 0, out);
+}

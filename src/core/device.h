@@ -1,0 +1,111 @@
+/*
+ * The topology model: plain structs of integers and strings that the scanner
+ * fills and everything else reads.  Nothing here knows about libudev,
+ * libblkid or libparted.
+ *
+ * Ownership: a struct pa_devlist owns its devices, and each device owns its
+ * strings.  pa_devlist_free() releases everything.  Pointers between devices
+ * (disk, map) are borrowed and stay valid as long as the list lives.
+ */
+#ifndef PARTALIGN_DEVICE_H
+#define PARTALIGN_DEVICE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum pa_kind {
+	PA_KIND_DISK,  /* whole disk: SCSI, virtio, NVMe namespace, ... */
+	PA_KIND_PART,  /* kernel partition or kpartx partition of a map */
+	PA_KIND_LOOP,  /* bound loop device */
+	PA_KIND_MPATH, /* dm-multipath map (DM_UUID mpath-*) */
+	PA_KIND_LVM,   /* dm device of LVM (DM_UUID LVM-*) */
+	PA_KIND_CRYPT, /* dm-crypt (DM_UUID CRYPT-*) */
+	PA_KIND_DM,    /* any other dm device */
+	PA_KIND_MD,    /* md RAID */
+};
+
+/* All sizes in bytes. */
+struct pa_topology {
+	uint32_t logical;
+	uint32_t physical;
+	uint32_t min_io;
+	uint32_t opt_io;
+	int64_t align_off; /* first aligned byte; -1: the kernel says "cannot align" */
+};
+
+struct pa_dev {
+	char *name; /* kernel name: "sda1", "dm-3" */
+	char *path; /* "/dev/sda1" */
+	unsigned int major, minor;
+	enum pa_kind kind;
+
+	struct pa_dev *disk; /* whole disk or map this partition lives on; NULL for wholes */
+	struct pa_dev *map;  /* multipath path device: the map over it */
+
+	struct pa_topology topo; /* partitions: the disk's topology */
+	uint64_t size;
+
+	/* partitions */
+	unsigned int partno;
+	bool start_known;
+	uint64_t start;       /* bytes from the start of the disk */
+	bool kalign_known;
+	int64_t kernel_align; /* the kernel's own alignment_offset of this device */
+	char *part_name;
+	char *part_uuid;
+	char *part_type;
+
+	/* identity and contents */
+	char *model;
+	char *serial;
+	char *wwn;
+	char *fstype;
+	char *pttype;
+	char *dm_uuid;
+	char *dm_name;
+	char *holders;     /* space-separated kernel names */
+	char *mountpoints; /* newline-separated, "[SWAP]" for swap */
+	char *paths;       /* maps: space-separated path devices */
+	char *backing_file;
+
+	unsigned int nparts; /* wholes: number of partitions the kernel has */
+	bool is_path;        /* a multipath path device or a partition of one */
+
+	/* --probe: what the on-disk table says about this partition */
+	bool probed;
+	bool ondisk_found;
+	uint64_t ondisk_start; /* bytes */
+	uint64_t ondisk_size;
+	bool kernel_missing;  /* in the on-disk table, unknown to the kernel */
+};
+
+struct pa_devlist {
+	struct pa_dev **v;
+	size_t n;
+	size_t cap;
+};
+
+/* Allocate a zeroed device (NULL on ENOMEM); the list takes it with pa_devlist_add(). */
+struct pa_dev *pa_dev_new(void);
+void pa_dev_free(struct pa_dev *d);
+int pa_devlist_add(struct pa_devlist *l, struct pa_dev *d);
+void pa_devlist_free(struct pa_devlist *l);
+struct pa_dev *pa_devlist_find_name(const struct pa_devlist *l, const char *name);
+struct pa_dev *pa_devlist_find_devno(const struct pa_devlist *l, unsigned int major,
+				     unsigned int minor);
+
+const char *pa_kind_name(enum pa_kind k);
+bool pa_dev_is_whole(const struct pa_dev *d);
+
+/*
+ * Whether the analyzer looks at this device: partitions, and whole devices
+ * that hold no partitions.  Multipath path devices never: their map is checked.
+ */
+bool pa_dev_is_checked(const struct pa_dev *d);
+
+/* Append "s" to a space/newline separated list in *list (0 or -ENOMEM). */
+int pa_strlist_append(char **list, const char *s, char sep);
+bool pa_strlist_contains(const char *list, const char *s);
+
+#endif

@@ -1,0 +1,27 @@
+/*
+ * Sizes as admins type and read them: parted's units on input, exact binary
+ * units on output (a value is never rounded in a message).
+ */
+#ifndef PARTALIGN_UNITS_H
+#define PARTALIGN_UNITS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/align.h"
+
+/*
+ * Parse "2MiB", "4096s", "1GB", "512B"... into a grain.  Units as parted(8):
+ * s (logical sectors), B, kB MB GB TB (powers of 1000), KiB MiB GiB TiB.
+ * A bare number is refused: "2048" could mean bytes or sectors.
+ * Returns 0, -EINVAL (syntax, unit, zero) or -ERANGE.
+ */
+int units_parse_grain(const char *s, struct pa_grain *g);
+
+/* "4 KiB", "2 MiB", "3584 B": the largest binary unit that divides exactly. */
+const char *units_exact(uint64_t bytes, char *buf, size_t len);
+
+/* "2 MiB" or "8 sectors" */
+const char *units_grain(const struct pa_grain *g, char *buf, size_t len);
+
+#endif

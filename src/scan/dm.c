@@ -1,0 +1,62 @@
+/*
+ * The one device-mapper question the scanner asks: where a kpartx partition
+ * starts on its map.  sysfs does not say; the table does.  DM_TABLE_STATUS
+ * goes to /dev/mapper/control and reads no device data.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <linux/dm-ioctl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "scan/scan.h"
+
+int scan_dm_linear_start(unsigned int major, unsigned int minor, uint64_t *start)
+{
+	union {
+		struct dm_ioctl io;
+		char buf[16384];
+	} req;
+	struct dm_target_spec *spec;
+	unsigned int ma, mi;
+	unsigned long long off;
+	const char *params;
+	int fd, rc = 0;
+
+	fd = open("/dev/mapper/control", O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	memset(&req, 0, sizeof(req));
+	req.io.version[0] = DM_VERSION_MAJOR;
+	req.io.data_size = sizeof(req);
+	req.io.data_start = sizeof(struct dm_ioctl);
+	req.io.dev = makedev(major, minor);
+	req.io.flags = DM_STATUS_TABLE_FLAG;
+	if (ioctl(fd, DM_TABLE_STATUS, &req) < 0) {
+		rc = -errno;
+		goto out;
+	}
+	if ((req.io.flags & DM_BUFFER_FULL_FLAG) || req.io.target_count != 1 ||
+	    req.io.data_start + sizeof(*spec) > sizeof(req)) {
+		rc = -EOPNOTSUPP;
+		goto out;
+	}
+	spec = (struct dm_target_spec *)(req.buf + req.io.data_start);
+	params = (const char *)(spec + 1);
+	req.buf[sizeof(req.buf) - 1] = '\0';
+	if (strncmp(spec->target_type, "linear", sizeof(spec->target_type)) != 0 ||
+	    spec->sector_start != 0 || sscanf(params, "%u:%u %llu", &ma, &mi, &off) != 3) {
+		rc = -EOPNOTSUPP;
+		goto out;
+	}
+	*start = (uint64_t)off * 512;
+out:
+	close(fd);
+	return rc;
+}

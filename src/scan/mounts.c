@@ -1,0 +1,78 @@
+/*
+ * Mount points and active swap areas, read from /proc/self/mountinfo and
+ * /proc/swaps.  Neither touches a device.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+#include "scan/scan.h"
+
+/* mountinfo escapes space, tab, newline and backslash as \ooo */
+static void unescape(char *s)
+{
+	char *o = s;
+
+	while (*s) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
+		    s[3] >= '0' && s[3] <= '7') {
+			*o++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
+			s += 4;
+		} else {
+			*o++ = *s++;
+		}
+	}
+	*o = '\0';
+}
+
+static int add_mount(struct pa_devlist *l, unsigned int ma, unsigned int mi, const char *mp)
+{
+	struct pa_dev *d = pa_devlist_find_devno(l, ma, mi);
+
+	if (!d || pa_strlist_contains(d->mountpoints, mp))
+		return 0;
+	return pa_strlist_append(&d->mountpoints, mp, '\n');
+}
+
+int scan_mounts_fill(struct pa_devlist *l)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	FILE *f;
+	int rc = 0;
+
+	f = fopen("/proc/self/mountinfo", "re");
+	if (f) {
+		while (rc == 0 && getline(&line, &cap, f) > 0) {
+			unsigned int ma, mi;
+			char mp[4096];
+
+			if (sscanf(line, "%*u %*u %u:%u %*s %4095s", &ma, &mi, mp) != 3)
+				continue;
+			unescape(mp);
+			rc = add_mount(l, ma, mi, mp);
+		}
+		fclose(f);
+	}
+	f = fopen("/proc/swaps", "re");
+	if (f) {
+		while (rc == 0 && getline(&line, &cap, f) > 0) {
+			char name[4096];
+			struct stat st;
+
+			if (sscanf(line, "%4095s", name) != 1 || name[0] != '/')
+				continue;
+			unescape(name);
+			if (stat(name, &st) == 0 && S_ISBLK(st.st_mode))
+				rc = add_mount(l, major(st.st_rdev), minor(st.st_rdev), "[SWAP]");
+		}
+		fclose(f);
+	}
+	free(line);
+	return rc;
+}

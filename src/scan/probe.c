@@ -1,0 +1,156 @@
+/*
+ * --probe: the only part of the scan that opens devices.  For a whole
+ * device it reads the on-disk partition table with libblkid, compares it
+ * with what the kernel uses, and names the signature (filesystem, LVM, md,
+ * oracleasm, swap) at the start of each partition.  Opened read-only.
+ */
+#include "config.h"
+
+#include <blkid.h>
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "scan/scan.h"
+
+/* The signature at @off..@off+@size of the open device, or NULL. */
+static char *probe_signature(int fd, uint64_t off, uint64_t size)
+{
+	blkid_probe pr = blkid_new_probe();
+	const char *type = NULL;
+	char *res = NULL;
+
+	if (!pr)
+		return NULL;
+	if (blkid_probe_set_device(pr, fd, (blkid_loff_t)off, (blkid_loff_t)size) == 0) {
+		blkid_probe_enable_superblocks(pr, 1);
+		blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE);
+		blkid_probe_enable_partitions(pr, 0);
+		if (blkid_do_safeprobe(pr) == 0 &&
+		    blkid_probe_lookup_value(pr, "TYPE", &type, NULL) == 0 && type)
+			res = strdup(type);
+	}
+	blkid_free_probe(pr);
+	return res;
+}
+
+static int add_ondisk_only(struct pa_devlist *l, struct pa_dev *w, unsigned int partno,
+			   uint64_t start, uint64_t size)
+{
+	bool digit = isdigit((unsigned char)w->name[strlen(w->name) - 1]);
+	struct pa_dev *d = pa_dev_new();
+	int rc;
+
+	if (!d)
+		return -ENOMEM;
+	d->kind = PA_KIND_PART;
+	d->disk = w;
+	d->topo = w->topo;
+	d->partno = partno;
+	d->start = start;
+	d->start_known = true;
+	d->size = size;
+	d->probed = true;
+	d->ondisk_found = true;
+	d->ondisk_start = start;
+	d->ondisk_size = size;
+	d->kernel_missing = true;
+	if (asprintf(&d->name, "%s%s%u", w->name, digit ? "p" : "", partno) < 0)
+		d->name = NULL;
+	if (d->name && asprintf(&d->path, "/dev/%s", d->name) < 0)
+		d->path = NULL;
+	if (!d->name || !d->path) {
+		pa_dev_free(d);
+		return -ENOMEM;
+	}
+	rc = pa_devlist_add(l, d);
+	if (rc < 0) {
+		pa_dev_free(d);
+		return rc;
+	}
+	w->nparts++;
+	return 0;
+}
+
+int scan_probe_disk(struct pa_devlist *l, struct pa_dev *w, struct pa_diags *diags)
+{
+	blkid_partlist parts = NULL;
+	blkid_probe pr;
+	size_t nkernel = l->n;
+	size_t i;
+	int fd, n = 0, k, rc = 0;
+
+	fd = open(w->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return pa_diag_add(diags, w->path, errno, "cannot open for --probe");
+	pr = blkid_new_probe();
+	if (!pr) {
+		close(fd);
+		return -ENOMEM;
+	}
+	if (blkid_probe_set_device(pr, fd, 0, 0) < 0) {
+		rc = pa_diag_add(diags, w->path, errno, "cannot probe");
+		goto out;
+	}
+	blkid_probe_enable_superblocks(pr, 0);
+	blkid_probe_enable_partitions(pr, 1);
+	blkid_probe_set_partitions_flags(pr, BLKID_PARTS_ENTRY_DETAILS);
+	if (blkid_do_safeprobe(pr) == 0)
+		parts = blkid_probe_get_partitions(pr);
+	if (parts) {
+		blkid_parttable tab = blkid_partlist_get_table(parts);
+
+		if (tab && !w->pttype && blkid_parttable_get_type(tab))
+			w->pttype = strdup(blkid_parttable_get_type(tab));
+		n = blkid_partlist_numof_partitions(parts);
+	}
+
+	/* kernel partitions of this disk against the on-disk entries */
+	for (i = 0; i < nkernel; i++) {
+		struct pa_dev *p = l->v[i];
+
+		if (p->disk != w || p->kernel_missing)
+			continue;
+		p->probed = true;
+		for (k = 0; k < n; k++) {
+			blkid_partition bp = blkid_partlist_get_partition(parts, k);
+
+			if ((unsigned int)blkid_partition_get_partno(bp) == p->partno) {
+				p->ondisk_found = true;
+				p->ondisk_start = (uint64_t)blkid_partition_get_start(bp) * 512;
+				p->ondisk_size = (uint64_t)blkid_partition_get_size(bp) * 512;
+			}
+		}
+	}
+	for (k = 0; k < n && rc == 0; k++) {
+		blkid_partition bp = blkid_partlist_get_partition(parts, k);
+		unsigned int no = (unsigned int)blkid_partition_get_partno(bp);
+		bool known = false;
+
+		/* logical msdos partitions inside an extended one are listed too */
+		for (i = 0; i < nkernel && !known; i++)
+			known = l->v[i]->disk == w && l->v[i]->partno == no;
+		if (!known)
+			rc = add_ondisk_only(l, w, no, (uint64_t)blkid_partition_get_start(bp) * 512,
+					     (uint64_t)blkid_partition_get_size(bp) * 512);
+	}
+
+	/* what each partition (or the whole device) holds */
+	for (i = 0; i < l->n && rc == 0; i++) {
+		struct pa_dev *p = l->v[i];
+
+		if (p->disk != w || p->fstype || !p->start_known)
+			continue;
+		p->fstype = probe_signature(fd, p->start, p->size);
+	}
+	if (rc == 0 && w->nparts == 0 && !w->fstype)
+		w->fstype = probe_signature(fd, 0, 0);
+out:
+	blkid_free_probe(pr);
+	close(fd);
+	return rc;
+}

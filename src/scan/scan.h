@@ -1,0 +1,46 @@
+/*
+ * The scanner: fills a struct pa_devlist from libudev, sysfs, /proc and, only
+ * when asked (--probe), libblkid.  The default scan opens no device node and
+ * reads no device data, so a dead SAN path cannot hang it.
+ */
+#ifndef PARTALIGN_SCAN_H
+#define PARTALIGN_SCAN_H
+
+#include <stdbool.h>
+
+#include "core/device.h"
+#include "core/diag.h"
+
+struct pa_scan_opts {
+	int reserved;
+};
+
+/*
+ * Enumerate every block device of the host into @out (empty on entry).
+ * Devices that cannot be read are reported in @diags and skipped; the
+ * return value is 0, or -errno when the scan as a whole failed.
+ */
+int scan_devices(const struct pa_scan_opts *o, struct pa_devlist *out,
+		 struct pa_diags *diags);
+
+/*
+ * The device of @l behind a user-supplied path ("/dev/sdb", "/dev/mapper/x",
+ * a by-id link).  Uses stat(2), never open(2).  Returns 0, -ENOENT (no such
+ * file), -ENOTBLK (not a block device) or -ENODEV (not in the scan).
+ */
+int scan_lookup(const struct pa_devlist *l, const char *path, struct pa_dev **out);
+
+/*
+ * --probe: open @whole read-only, read its on-disk table and the signatures
+ * of its children with libblkid.  Partitions found only on disk are added
+ * to @l.  An unreadable device is a diagnostic, not a failure.
+ */
+int scan_probe_disk(struct pa_devlist *l, struct pa_dev *whole, struct pa_diags *diags);
+
+/* Start (in bytes) of dm device @major:@minor inside the single device below it. */
+int scan_dm_linear_start(unsigned int major, unsigned int minor, uint64_t *start);
+
+/* Mount points and swap areas by device number, from /proc (internal). */
+int scan_mounts_fill(struct pa_devlist *l);
+
+#endif
