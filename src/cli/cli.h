@@ -72,5 +72,11 @@ bool out_parse_opt(int c, const char *arg, struct out_opts *o);
 bool cli_parse_grain(const char *arg, struct pa_grain *g);
 
 int cmd_check(int argc, char **argv);
+int cmd_plan(int argc, char **argv);
+int cmd_fix(int argc, char **argv);
+int cmd_restore(int argc, char **argv);
+int cmd_rules(int argc, char **argv);
+int cmd_provision(int argc, char **argv);
+int cmd_udev(int argc, char **argv);
 
 #endif

@@ -16,6 +16,12 @@ static const struct {
 	const char *help;
 } commands[] = {
 	{"check", cmd_check, "report the alignment of every partition (the audit)"},
+	{"plan", cmd_plan, "show what fix would change on each disk (dry run)"},
+	{"fix", cmd_fix, "re-create partitions on the policy grain"},
+	{"restore", cmd_restore, "write a partition-table backup back to its disk"},
+	{"rules", cmd_rules, "write udev rules naming Oracle ASM disks"},
+	{"provision", cmd_provision, "kickstart/Ansible entry: partition, check, name"},
+	{"udev", cmd_udev, "alignment state of one partition, for the shipped udev rule"},
 };
 
 static void usage(FILE *f)

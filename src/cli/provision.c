@@ -1,0 +1,11 @@
+/* partalign provision: not written yet. */
+#include "config.h"
+
+#include "cli/cli.h"
+#include "core/exitcodes.h"
+
+int cmd_provision(int argc, char **argv)
+{
+	msg_err(NULL, 0, "provision: not implemented yet");
+	return PA_EXIT_ERROR;
+}

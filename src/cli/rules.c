@@ -1,0 +1,11 @@
+/* partalign rules: not written yet. */
+#include "config.h"
+
+#include "cli/cli.h"
+#include "core/exitcodes.h"
+
+int cmd_rules(int argc, char **argv)
+{
+	msg_err(NULL, 0, "rules: not implemented yet");
+	return PA_EXIT_ERROR;
+}

@@ -1,0 +1,109 @@
+# Shared helpers for the shell tests; source it first thing:
+#   . "$top_srcdir/tests/lib/common.sh"
+# A test exits 0 (pass), 1 (fail), 77 (skip) or 99 (hard error).  Under
+# PARTALIGN_TEST_STRICT=1 (tests/run-all, CI) a skip is a hard error: a test
+# that could not run never counts as passed.
+# Every loop device, image and temporary file made through these helpers is
+# removed on every exit path; nothing else is touched.
+
+set -euo pipefail
+shopt -s inherit_errexit
+
+: "${top_srcdir:=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}"
+: "${top_builddir:=$top_srcdir}"
+: "${PARTALIGN:=$top_builddir/partalign}"
+export LC_ALL=C
+
+skip() {
+	if [ "${PARTALIGN_TEST_STRICT:-0}" = 1 ]; then
+		echo "ERROR: cannot run (strict mode): $*" >&2
+		exit 99
+	fi
+	echo "SKIP: $*"
+	exit 77
+}
+
+fail() {
+	echo "FAIL: $*" >&2
+	exit 1
+}
+
+need_root() {
+	[ "$(id -u)" = 0 ] || skip "needs root"
+}
+
+need_cmd() {
+	local c
+	for c; do
+		command -v "$c" >/dev/null 2>&1 || skip "needs $c"
+	done
+}
+
+T_TMP=$(mktemp -d "${TMPDIR:-/tmp}/partalign-test.XXXXXX")
+T_CLEANUP_HOOKS=()
+
+# Run "$@" at exit, before the loop devices go (last registered runs first).
+at_exit() {
+	T_CLEANUP_HOOKS+=("$*")
+}
+
+t_cleanup() {
+	local rc=$? i l
+	set +e
+	for ((i = ${#T_CLEANUP_HOOKS[@]} - 1; i >= 0; i--)); do
+		eval "${T_CLEANUP_HOOKS[$i]}"
+	done
+	if [ -f "$T_TMP/loops" ]; then
+		while read -r l; do
+			# losetup -d leaves BLKPG partitions behind: delete them first
+			partx -d "$l" >/dev/null 2>&1
+			losetup -d "$l" >/dev/null 2>&1
+		done <"$T_TMP/loops"
+	fi
+	rm -rf "$T_TMP"
+	exit $rc
+}
+trap t_cleanup EXIT
+trap 'exit 130' INT TERM
+
+# loop_attach IMAGE [SECTOR_SIZE] -> prints /dev/loopN; retries when another
+# process takes the same free loop device first.
+loop_attach() {
+	local img=$1 bs=${2:-512} dev i
+	for i in $(seq 1 20); do
+		if dev=$(losetup -f --show -b "$bs" "$img" 2>/dev/null); then
+			echo "$dev" >>"$T_TMP/loops"
+			echo "$dev"
+			return 0
+		fi
+		sleep 0.1
+	done
+	echo "cannot attach $img" >&2
+	return 1
+}
+
+# mkdisk NAME SIZE SECTOR_SIZE [SFDISK_SCRIPT] -> prints /dev/loopN with the
+# table written by sfdisk and its partitions added to the kernel by partx
+# (this host's kernel has no partition parsers; a real one may have added
+# them already, which partx tolerates).
+mkdisk() {
+	local name=$1 size=$2 bs=$3 script=${4:-} img dev
+	img="$T_TMP/$name.img"
+	truncate -s "$size" "$img"
+	dev=$(loop_attach "$img" "$bs")
+	if [ -n "$script" ]; then
+		printf '%b\n' "$script" | sfdisk -q --no-reread --no-tell-kernel "$dev" >/dev/null
+		partx -a "$dev" 2>/dev/null || partx -u "$dev"
+	fi
+	echo "$dev"
+}
+
+# The JSON value of KEY for device NAME in partalign JSON on stdin.
+json_get() {
+	jq -r --arg n "$1" --arg k "$2" '.devices[] | select(.name == $n) | .[$k]'
+}
+
+# assert_eq EXPECTED ACTUAL MESSAGE
+assert_eq() {
+	[ "$1" = "$2" ] || fail "$3: expected '$1', got '$2'"
+}
