@@ -1,0 +1,135 @@
+#!/bin/bash
+# partalign check --json on real loop devices: 512- and 4096-byte sectors,
+# GPT and msdos, partitions at aligned and misaligned starts, under several
+# --align grains.  Every row is compared with sysfs and sfdisk; the policy
+# verdicts also with a pattern worked out by hand from the starts below.
+. "$top_srcdir/tests/lib/common.sh"
+. "$top_srcdir/tests/integration/helpers.sh"
+
+# Sparse 1100 MiB images, so that one partition can start at 1 GiB.
+# 512: starts 34, 63, 2048, 4095, 4096, 2097152 (GPT) and 63, 2048, 4096,
+# 2097152 (msdos).  4Kn: 6, 7, 256, 511, 512, 262144 (GPT) and 8, 256, 511,
+# 262144 (msdos), i.e. 24K, 28K, 1M, 2M-4K, 2M, 1G and 32K, 1M, 2M-4K, 1G.
+g512=$(mkdisk g512 1100M 512 'label: gpt\nfirst-lba: 34
+start=34,size=29\nstart=63,size=1985\nstart=2048,size=2047
+start=4095,size=1\nstart=4096,size=4096\nstart=2097152,size=2048')
+d512=$(mkdisk d512 1100M 512 'label: dos
+start=63,size=1985\nstart=2048,size=2047\nstart=4096,size=4096
+start=2097152,size=2048')
+g4k=$(mkdisk g4k 1100M 4096 'label: gpt\nfirst-lba: 6
+start=6,size=1\nstart=7,size=249\nstart=256,size=255
+start=511,size=1\nstart=512,size=512\nstart=262144,size=256')
+d4k=$(mkdisk d4k 1100M 4096 'label: dos
+start=8,size=248\nstart=256,size=255\nstart=511,size=1
+start=262144,size=256')
+
+for d in "$g512" "$d512" "$g4k" "$d4k"; do
+	n=$(sysfs_parts "$d" | wc -l)
+	[ "$n" -ge 4 ] || fail "$d: only $n partitions reached the kernel"
+done
+
+# case DEV GRAIN_BYTES EXPECTED_POLICY_PATTERN [--align VALUE]
+# Pattern: one letter per partition in partition order, o ok, M misaligned,
+# - n/a.  The exit status must be 4 exactly when an M is present.
+case_check() {
+	local dev=$1 grain=$2 want=$3 got
+	shift 3
+	run_pa "$T_TMP/out" "$T_TMP/err" check --json "$@" "$dev"
+	[ -s "$T_TMP/err" ] && fail "check $* $dev: stderr: $(cat "$T_TMP/err")"
+	jq -e . "$T_TMP/out" >/dev/null || fail "check $* $dev: not JSON"
+	got=$(verify_disk "$T_TMP/out" "$dev" "$grain")
+	assert_eq "$want" "$got" "check $* $dev: policy verdicts"
+	if [[ $want == *M* ]]; then
+		expect_rc 4 "check $* $dev"
+	elif [[ $want != *-* ]]; then
+		expect_rc 0 "check $* $dev"
+	fi
+	echo "ok: ${dev#/dev/} ${*:-default} $got"
+}
+
+case_check "$g512" 2097152 MMMMoo
+case_check "$g512" 2097152 MMMMoo --align 2MiB
+case_check "$g512" 1048576 MMoMoo --align 1MiB
+case_check "$g512" 2097152 MMMMoo --align 4096s
+case_check "$g512" 1073741824 MMMMMo --align 1GiB
+case_check "$g512" 4096 MMoMoo --align 8s
+case_check "$g512" 512 oooooo --align 1s
+
+case_check "$d512" 2097152 MMoo
+case_check "$d512" 1048576 Mooo --align 1MiB
+case_check "$d512" 2097152 MMoo --align 4096s
+case_check "$d512" 1073741824 MMMo --align 1GiB
+
+case_check "$g4k" 2097152 MMMMoo
+case_check "$g4k" 1048576 MMoMoo --align 1MiB
+# 4096 sectors of 4 KiB: 16 MiB
+case_check "$g4k" 16777216 MMMMMo --align 4096s
+case_check "$g4k" 1073741824 MMMMMo --align 1GiB
+# 8 sectors of 4 KiB: 32 KiB
+case_check "$g4k" 32768 MMoMoo --align 8s
+# a grain that is no multiple of the logical sector cannot be judged
+case_check "$g4k" 0 ------ --align 1KiB
+
+case_check "$d4k" 2097152 MMMo
+case_check "$d4k" 1048576 MoMo --align 1MiB
+case_check "$d4k" 16777216 MMMo --align 4096s
+case_check "$d4k" 1073741824 MMMo --align 1GiB
+case_check "$d4k" 32768 ooMo --align 8s
+
+# The grain used is reported: POLICY-GRAIN in bytes.
+run_pa "$T_TMP/out" "$T_TMP/err" check --json -o NAME,POLICY-GRAIN --align 8s "$g4k"
+assert_eq 32768 "$(jq -r '[.devices[]."policy-grain"] | unique | .[]' "$T_TMP/out")" \
+	"policy-grain of 8s on 4Kn"
+run_pa "$T_TMP/out" "$T_TMP/err" check --json -o NAME,POLICY-GRAIN --align 8s "$g512"
+assert_eq 4096 "$(jq -r '[.devices[]."policy-grain"] | unique | .[]' "$T_TMP/out")" \
+	"policy-grain of 8s on 512"
+
+# Several disks at once: every row checked, one status over all.
+run_pa "$T_TMP/out" "$T_TMP/err" check --json "$g512" "$d4k"
+expect_rc 4 "two disks"
+verify_disk "$T_TMP/out" "$g512" 2097152 >/dev/null
+verify_disk "$T_TMP/out" "$d4k" 2097152 >/dev/null
+assert_eq 10 "$(jq '.devices | length' "$T_TMP/out")" "two disks: rows"
+
+# Exit status 0 when all is aligned, 4 as soon as one start misses the grain.
+good=$(mkdisk good 64M 512 'label: gpt\nstart=4096,size=4096\nstart=8192,size=8192')
+mib=$(mkdisk mib 64M 512 'label: gpt\nstart=2048,size=2048\nstart=4096,size=4096')
+good4k=$(mkdisk good4k 64M 4096 'label: dos\nstart=512,size=512\nstart=1024,size=1024')
+case_check "$good" 2097152 oo
+case_check "$good4k" 2097152 oo
+case_check "$mib" 2097152 Mo
+case_check "$mib" 1048576 oo --align 1MiB
+run_pa "$T_TMP/out" "$T_TMP/err" check "$good" "$good4k"
+expect_rc 0 "two aligned disks"
+run_pa "$T_TMP/out" "$T_TMP/err" check "$good" "$mib"
+expect_rc 4 "an aligned and a misaligned disk"
+# a single partition may be named too
+run_pa "$T_TMP/out" "$T_TMP/err" check --json "${mib}p2"
+expect_rc 0 "the aligned partition alone"
+assert_eq "${mib#/dev/}p2" "$(jq -r '.devices[].name' "$T_TMP/out")" "one partition named"
+run_pa "$T_TMP/out" "$T_TMP/err" check --json "${mib}p1"
+expect_rc 4 "the misaligned partition alone"
+
+# A whole loop device without a partition table: one row, aligned by
+# construction.
+for bs in 512 4096; do
+	raw=$(mkdisk "raw$bs" 32M "$bs")
+	run_pa "$T_TMP/out" "$T_TMP/err" check --json "$raw"
+	expect_rc 0 "whole $bs device"
+	[ -s "$T_TMP/err" ] && fail "whole $bs device: stderr: $(cat "$T_TMP/err")"
+	n=${raw#/dev/}
+	assert_eq 1 "$(jq '.devices | length' "$T_TMP/out")" "whole $bs device: rows"
+	assert_eq "$n" "$(jq -r '.devices[0].name' "$T_TMP/out")" "whole $bs device: name"
+	assert_eq 0 "$(json_get "$n" start <"$T_TMP/out")" "whole $bs device: start"
+	assert_eq "$bs" "$(json_get "$n" log-sec <"$T_TMP/out")" "whole $bs device: log-sec"
+	assert_eq "$(cat "/sys/block/$n/alignment_offset")" \
+		"$(json_get "$n" alignment <"$T_TMP/out")" "whole $bs device: alignment"
+	assert_eq "$(($(cat "/sys/block/$n/size") * 512))" \
+		"$(json_get "$n" size <"$T_TMP/out")" "whole $bs device: size"
+	assert_eq ok "$(json_get "$n" physical <"$T_TMP/out")" "whole $bs device: physical"
+	assert_eq ok "$(json_get "$n" policy <"$T_TMP/out")" "whole $bs device: policy"
+	assert_eq n/a "$(json_get "$n" optimal <"$T_TMP/out")" "whole $bs device: optimal"
+	json_get "$n" reason <"$T_TMP/out" | grep -q 'aligned by construction' ||
+		fail "whole $bs device: reason '$(json_get "$n" reason <"$T_TMP/out")'"
+	echo "ok: whole $bs device $n"
+done
