@@ -104,6 +104,10 @@ static void test_512e_no_offset(void **state)
 	assert_contains(c.reason, "physical");
 	assert_contains(c.reason, "3584 B past a 4 KiB boundary");
 	assert_int_equal(c.kalign_predicted, 512);
+	/* one explanation per verdict, kept apart */
+	assert_true(strncmp(c.reason, "physical: ", 10) == 0);
+	assert_contains(c.reason, "; optimal: ");
+	assert_contains(c.reason, "; policy: ");
 
 	check_part(&t, 2048 * SECT, &c);
 	assert_int_equal(c.physical, PA_VERDICT_OK);
@@ -164,7 +168,8 @@ static void test_align_offset_minus_one(void **state)
 	for (i = 0; i < sizeof(starts) / sizeof(starts[0]); i++) {
 		check_part(&t, starts[i], &c);
 		assert_int_equal(c.physical, PA_VERDICT_MISALIGNED);
-		assert_int_not_equal(c.optimal, PA_VERDICT_OK);
+		/* no start can be aligned to a stripe on a stack that cannot align */
+		assert_int_equal(c.optimal, PA_VERDICT_MISALIGNED);
 		assert_contains(c.reason, "physical");
 		assert_contains(c.reason, "-1");
 		assert_int_equal(c.kalign_predicted, -1);
@@ -428,6 +433,14 @@ static void test_whole_device(void **state)
 	assert_int_equal(c.policy, BAD);
 	assert_contains(c.reason, "physical");
 	assert_not_contains(c.reason, "aligned by construction");
+
+	/* the same with a one-sector policy that start 0 does meet */
+	g = (struct pa_grain){.value = 1, .sectors = true};
+	align_check(&t, DEV_SIZE, PA_REGION_WHOLE, 0, &g, false, 0, &c);
+	assert_int_equal(c.physical, BAD);
+	assert_int_equal(c.policy, OK);
+	assert_not_contains(c.reason, "aligned by construction");
+	g = PA_GRAIN_DEFAULT;
 
 	/* the kernel's value is only compared for partitions */
 	t = topo(512, 4096, 4096, 0, 0);
