@@ -1,4 +1,129 @@
-/* The write path (not written yet). */
+/*
+ * The write path.  Everything that opens a disk read-write lives here, and
+ * only one function does it: apply_gate_open().  `plan` and `fix` run the
+ * same code up to that call; `plan` stops there.
+ *
+ * libparted never sees the real disk: the label sectors are copied into an
+ * in-memory shadow of the disk's size (a sparse memfd), libparted reads and
+ * rewrites the table there, and the gate copies the changed label sectors
+ * to the disk in a crash-safe order (backup GPT first, the primary in one
+ * write, sector 0 last).
+ */
 #ifndef PARTALIGN_APPLY_H
 #define PARTALIGN_APPLY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/device.h"
+#include "core/diag.h"
+#include "core/plan.h"
+
+/* An open, exclusively claimed and flock()ed whole disk (read-only fd). */
+struct pa_disk {
+	int fd;
+	char *path;
+	uint64_t size;
+	uint32_t logical;
+	uint32_t physical;
+};
+
+/*
+ * Open @path read-only, with O_EXCL when @exclusive (fails with -EBUSY when
+ * anything holds the disk: a mount, swap, dm, md), and take flock(LOCK_EX),
+ * waiting up to @wait_ms for another holder (udev, a second partalign).
+ * -EWOULDBLOCK if the lock stays taken.  Without @exclusive the disk is
+ * only looked at (a plan for a disk in use), never written.
+ */
+int apply_disk_open(const char *path, bool exclusive, int wait_ms, struct pa_disk *d);
+void apply_disk_close(struct pa_disk *d);
+
+/* A stable identity for backups: "wwn:…", "serial:…", "file:…" or "name:…". */
+char *apply_disk_id(const struct pa_dev *whole);
+
+struct pa_extent {
+	uint64_t off; /* bytes */
+	uint64_t len;
+};
+
+struct pa_shadow; /* the libparted view of the disk (opaque) */
+
+/*
+ * Read @d's partition table through a shadow into @t (label, entries,
+ * signatures of each entry and of the whole disk).  @msgs receives what
+ * libparted complained about.  Returns 0 or -errno.
+ */
+int apply_table_read(struct pa_disk *d, struct pa_shadow **sh, struct pa_table *t,
+		     struct pa_diags *msgs);
+void apply_shadow_free(struct pa_shadow *sh);
+
+/*
+ * Carry @p out in the shadow: libparted writes the new table into it.
+ * @name names the partition of fix --new (may be NULL).  Afterwards
+ * apply_shadow_regions() lists the sectors the gate has to write.
+ */
+int apply_table_stage(struct pa_shadow *sh, const struct pa_plan *p, const char *name,
+		      struct pa_diags *msgs);
+int apply_shadow_regions(struct pa_shadow *sh, struct pa_extent **regs, size_t *n);
+/* Content of the shadow at @r (malloc'd, r->len bytes). */
+int apply_shadow_read(struct pa_shadow *sh, const struct pa_extent *r, void **buf);
+
+/* The disk content of @regs, to back it up before the first write. */
+int apply_disk_read(struct pa_disk *d, const struct pa_extent *r, void **buf);
+
+/* Backup files: <dir>/<id>-<UTC>.pt holding the content of @regs. */
+int apply_backup_save(struct pa_disk *d, const char *dir, const char *id,
+		      const struct pa_extent *regs, size_t n, char **path);
+
+struct pa_backup {
+	char *device;
+	char *id;
+	uint64_t size;
+	uint32_t logical;
+	char *created;
+	size_t n;
+	struct pa_extent *regs;
+	unsigned char **data;
+};
+int apply_backup_load(const char *file, struct pa_backup *b);
+void apply_backup_free(struct pa_backup *b);
+
+/* The write gate: the one read-write open of a disk. */
+struct pa_writer;
+int apply_gate_open(struct pa_disk *d, struct pa_writer **w);
+void apply_gate_close(struct pa_writer *w);
+
+/*
+ * Write @n regions with contents @bufs in the crash-safe order: regions
+ * after the first MiB first (the backup GPT), then the head without
+ * sector 0 in one write, then sector 0; each step made durable before the
+ * next.  Sectors that already hold the new content are not rewritten.
+ * *written counts the bytes written.
+ */
+int apply_write_regions(struct pa_writer *w, const struct pa_extent *regs,
+			void *const *bufs, size_t n, uint64_t *written);
+
+/* Erase every signature libblkid finds in [off, off+len). *wiped counts them. */
+int apply_wipe(struct pa_writer *w, uint64_t off, uint64_t len, unsigned int *wiped);
+
+/* Partitions as the kernel should see them after the write. */
+struct pa_kpart {
+	unsigned int num;
+	uint64_t start; /* bytes */
+	uint64_t size;
+};
+
+/*
+ * Make the kernel's partitions of @d match @parts (BLKPG delete/add; works
+ * whether or not the kernel parses tables).  Partitions that are busy stay
+ * as they were and are named in @msgs; returns 0 when the kernel matches,
+ * -EBUSY when it kept something old, or -errno.
+ */
+int apply_kernel_sync(struct pa_disk *d, const struct pa_dev *whole,
+		      const struct pa_kpart *parts, size_t n, struct pa_diags *msgs);
+
+/* Does the kernel's view (sysfs) of @whole match @parts exactly? */
+bool apply_kernel_matches(const struct pa_dev *whole, const struct pa_kpart *parts, size_t n);
+
 #endif

@@ -51,8 +51,14 @@ int main(int argc, char **argv)
 		return PA_EXIT_OK;
 	}
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (strcmp(argv[1], commands[i].name) == 0)
+		if (strcmp(argv[1], commands[i].name) == 0) {
+			char prog[64];
+
+			/* getopt names the program by argv[0]: "partalign check: ..." */
+			snprintf(prog, sizeof(prog), "%s %s", PA_PROG, commands[i].name);
+			argv[1] = prog;
 			return commands[i].fn(argc - 1, argv + 1);
+		}
 	msg_err(NULL, 0, "unknown command '%s' (see partalign --help)", argv[1]);
 	return PA_EXIT_USAGE;
 }

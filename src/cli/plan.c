@@ -1,23 +1,779 @@
-/* partalign plan fix restore: not written yet. */
+/*
+ * partalign plan, fix and restore.  `plan` is `fix` that stops at the write
+ * gate: both scan the named disks, lock them, read each table into a
+ * shadow, compute the plan, stage it in the shadow with libparted and show
+ * it.  Only `fix` (and `restore`) then call apply_gate_open().
+ */
 #include "config.h"
 
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "apply/apply.h"
 #include "cli/cli.h"
 #include "core/exitcodes.h"
+#include "core/plan.h"
+#include "core/units.h"
+#include "scan/scan.h"
+
+extern char **environ;
+
+enum {
+	PC_DISK,
+	PC_LABEL,
+	PC_NUM,
+	PC_NAME,
+	PC_TYPE,
+	PC_ACTION,
+	PC_OLD_START,
+	PC_OLD_END,
+	PC_OLD_SIZE,
+	PC_NEW_START,
+	PC_NEW_END,
+	PC_NEW_SIZE,
+	PC_OLD_PHYS,
+	PC_OLD_OPT,
+	PC_OLD_POLICY,
+	PC_NEW_PHYS,
+	PC_NEW_OPT,
+	PC_NEW_POLICY,
+	PC_DESTROYS,
+	PC_GRAIN,
+	PC_REFUSED,
+	PC_NOTE,
+	PC_RESULT,
+	PC_BACKUP,
+};
+
+#define N SCOLS_JSON_NUMBER
+#define S SCOLS_JSON_STRING
+#define R SCOLS_FL_RIGHT
+static const struct out_col pcols[] = {
+	[PC_DISK] = {"DISK", 0.1, 0, S, "whole disk or multipath map"},
+	[PC_LABEL] = {"LABEL", 6, 0, S, "partition table type: old->new"},
+	[PC_NUM] = {"NUM", 2, R, N, "partition number (kept)"},
+	[PC_NAME] = {"NAME", 0.1, SCOLS_FL_TRUNC, S, "partition name (GPT), kept"},
+	[PC_TYPE] = {"TYPE", 0.1, SCOLS_FL_TRUNC, S, "GPT type GUID or dos system id"},
+	[PC_ACTION] = {"ACTION", 6, 0, S, "keep, recreate, create, drop"},
+	[PC_OLD_START] = {"OLD-START", 8, R, N, "current start, bytes"},
+	[PC_OLD_END] = {"OLD-END", 8, R, N, "current last byte"},
+	[PC_OLD_SIZE] = {"OLD-SIZE", 6, R, N, "current size"},
+	[PC_NEW_START] = {"NEW-START", 8, R, N, "planned start, bytes"},
+	[PC_NEW_END] = {"NEW-END", 8, R, N, "planned last byte"},
+	[PC_NEW_SIZE] = {"NEW-SIZE", 6, R, N, "planned size"},
+	[PC_OLD_PHYS] = {"OLD-PHYS", 4, 0, S, "PHYSICAL verdict now"},
+	[PC_OLD_OPT] = {"OLD-OPT", 4, 0, S, "OPTIMAL verdict now"},
+	[PC_OLD_POLICY] = {"OLD-POLICY", 4, 0, S, "POLICY verdict now"},
+	[PC_NEW_PHYS] = {"NEW-PHYS", 4, 0, S, "PHYSICAL verdict after the fix"},
+	[PC_NEW_OPT] = {"NEW-OPT", 4, 0, S, "OPTIMAL verdict after the fix"},
+	[PC_NEW_POLICY] = {"NEW-POLICY", 4, 0, S, "POLICY verdict after the fix"},
+	[PC_DESTROYS] = {"DESTROYS", 0.1, 0, S, "signature the fix would destroy"},
+	[PC_GRAIN] = {"GRAIN", 6, R, N, "placement grain, bytes"},
+	[PC_REFUSED] = {"REFUSED", 0.2, SCOLS_FL_TRUNC, S, "why the disk will not be touched"},
+	[PC_NOTE] = {"NOTE", 0.1, SCOLS_FL_TRUNC, S, "size changes and other remarks"},
+	[PC_RESULT] = {"RESULT", 0.1, 0, S, "fix: what happened"},
+	[PC_BACKUP] = {"BACKUP", 0.1, 0, S, "fix: the table backup file"},
+};
+#undef N
+#undef S
+#undef R
+
+static const int plan_defaults[] = {PC_DISK,      PC_NUM,       PC_NAME,     PC_ACTION,
+				    PC_OLD_START, PC_OLD_SIZE,  PC_NEW_START, PC_NEW_SIZE,
+				    PC_OLD_PHYS,  PC_OLD_POLICY, PC_NEW_PHYS, PC_NEW_POLICY,
+				    PC_DESTROYS,  PC_REFUSED};
+static const int script_defaults[] = {
+	PC_DISK,      PC_LABEL,      PC_NUM,      PC_NAME,      PC_TYPE,     PC_ACTION,
+	PC_OLD_START, PC_OLD_END,    PC_OLD_SIZE, PC_NEW_START, PC_NEW_END,  PC_NEW_SIZE,
+	PC_OLD_PHYS,  PC_OLD_OPT,    PC_OLD_POLICY, PC_NEW_PHYS, PC_NEW_OPT, PC_NEW_POLICY,
+	PC_DESTROYS,  PC_GRAIN,      PC_REFUSED,  PC_NOTE,      PC_RESULT,   PC_BACKUP};
+
+struct opts {
+	bool fix;
+	bool yes;
+	const char *name;
+	const char *backup_dir;
+	int wait_ms;
+	struct pa_plan_opts plan;
+	struct out_opts out;
+};
+
+struct job {
+	const struct pa_dev *dev;
+	struct pa_disk disk;
+	bool opened;
+	struct pa_shadow *sh;
+	struct pa_plan plan;
+	bool planned;
+	bool kernel_stale; /* the kernel's partitions differ from the table */
+	char *backup;
+	const char *result;
+};
+
+static void job_free(struct job *j)
+{
+	apply_shadow_free(j->sh);
+	if (j->opened)
+		apply_disk_close(&j->disk);
+	plan_free(&j->plan);
+	free(j->backup);
+}
+
+static void set_verdicts(struct libscols_line *ln, size_t i, int col, const struct pa_check *c)
+{
+	switch (col) {
+	case PC_OLD_PHYS:
+	case PC_NEW_PHYS:
+		out_set_str(ln, i, pa_verdict_name(c->physical));
+		break;
+	case PC_OLD_OPT:
+	case PC_NEW_OPT:
+		out_set_str(ln, i, pa_verdict_name(c->optimal));
+		break;
+	default:
+		out_set_str(ln, i, pa_verdict_name(c->policy));
+		break;
+	}
+}
+
+static int add_row(const struct opts *o, struct libscols_table *tb, const int *sel, size_t nsel,
+		   const struct job *j, const struct pa_step *s)
+{
+	struct libscols_line *ln = scols_table_new_line(tb, NULL);
+	const struct pa_plan *p = &j->plan;
+	char buf[128];
+	size_t i;
+
+	if (!ln)
+		return -ENOMEM;
+	for (i = 0; i < nsel; i++) {
+		switch (sel[i]) {
+		case PC_DISK:
+			out_set_str(ln, i, j->dev->path);
+			break;
+		case PC_LABEL:
+			if (j->planned) {
+				snprintf(buf, sizeof(buf), "%s->%s", plan_label_name(p->table.label),
+					 plan_label_name(p->new_label));
+				out_set_str(ln, i, buf);
+			}
+			break;
+		case PC_NUM:
+			if (s)
+				out_set_u64(ln, i, s->num);
+			break;
+		case PC_NAME:
+			if (s && s->kind == PA_STEP_CREATE)
+				out_set_str(ln, i, o->name);
+			else if (s && s->old)
+				out_set_str(ln, i, s->old->name);
+			break;
+		case PC_TYPE:
+			if (s && s->old)
+				out_set_str(ln, i, s->old->type);
+			break;
+		case PC_ACTION:
+			out_set_str(ln, i, s ? plan_step_name(s->kind) : "none");
+			break;
+		case PC_OLD_START:
+			if (s && s->old)
+				out_set_u64(ln, i, s->old->start);
+			break;
+		case PC_OLD_END:
+			if (s && s->old)
+				out_set_u64(ln, i, s->old->start + s->old->size - 1);
+			break;
+		case PC_OLD_SIZE:
+			if (s && s->old)
+				out_set_size(&o->out, ln, i, s->old->size);
+			break;
+		case PC_NEW_START:
+			if (s && s->kind != PA_STEP_DROP)
+				out_set_u64(ln, i, s->new_start);
+			break;
+		case PC_NEW_END:
+			if (s && s->kind != PA_STEP_DROP)
+				out_set_u64(ln, i, s->new_start + s->new_size - 1);
+			break;
+		case PC_NEW_SIZE:
+			if (s && s->kind != PA_STEP_DROP)
+				out_set_size(&o->out, ln, i, s->new_size);
+			break;
+		case PC_OLD_PHYS:
+		case PC_OLD_OPT:
+		case PC_OLD_POLICY:
+			if (s && s->old && s->kind != PA_STEP_DROP)
+				set_verdicts(ln, i, sel[i], &s->before);
+			break;
+		case PC_NEW_PHYS:
+		case PC_NEW_OPT:
+		case PC_NEW_POLICY:
+			if (s && s->kind != PA_STEP_DROP)
+				set_verdicts(ln, i, sel[i], &s->after);
+			break;
+		case PC_DESTROYS:
+			if (s && s->old && s->kind == PA_STEP_RECREATE)
+				out_set_str(ln, i, s->old->signature);
+			else if (s && s->kind == PA_STEP_CREATE)
+				out_set_str(ln, i, p->table.signature);
+			break;
+		case PC_GRAIN:
+			if (j->planned && p->place_grain)
+				out_set_u64(ln, i, p->place_grain);
+			break;
+		case PC_REFUSED:
+			out_set_str(ln, i, p->refusal);
+			break;
+		case PC_NOTE:
+			if (s && s->resized)
+				out_set_str(ln, i, "size rounded down to the grain to fit");
+			else if (!s && j->kernel_stale)
+				out_set_str(ln, i, "the kernel's partitions differ from the table");
+			else if (!s && j->planned && !p->refusal)
+				out_set_str(ln, i, "no partitions");
+			break;
+		case PC_RESULT:
+			out_set_str(ln, i, j->result);
+			break;
+		case PC_BACKUP:
+			out_set_str(ln, i, j->backup);
+			break;
+		}
+	}
+	return 0;
+}
+
+static int add_rows(const struct opts *o, struct libscols_table *tb, const int *sel,
+		    size_t nsel, const struct job *j)
+{
+	size_t i;
+	int rc = 0;
+
+	if (!j->plan.n)
+		return add_row(o, tb, sel, nsel, j, NULL);
+	for (i = 0; i < j->plan.n && rc == 0; i++)
+		rc = add_row(o, tb, sel, nsel, j, &j->plan.v[i]);
+	return rc;
+}
+
+/* Replace any refusal by @why: being in use outranks everything else. */
+static int refuse_first(struct pa_plan *p, const char *why)
+{
+	free(p->refusal);
+	p->refusal = NULL;
+	return plan_refuse(p, "%s", why);
+}
+
+static size_t kparts_of(const struct pa_plan *p, struct pa_kpart *k)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < p->n; i++)
+		if (p->v[i].kind != PA_STEP_DROP)
+			k[n++] = (struct pa_kpart){p->v[i].num, p->v[i].new_start,
+						   p->v[i].new_size};
+	return n;
+}
+
+/* Does the kernel's view (scan) differ from the table as read? */
+static bool kernel_stale(const struct pa_devlist *l, const struct pa_dev *w,
+			 const struct pa_table *t)
+{
+	size_t i, j, nk = 0;
+
+	for (i = 0; i < l->n; i++) {
+		const struct pa_dev *d = l->v[i];
+		bool found = false;
+
+		if (d->disk != w || d->kind != PA_KIND_PART)
+			continue;
+		nk++;
+		for (j = 0; j < t->n && !found; j++)
+			found = t->v[j].num == d->partno && t->v[j].start == d->start &&
+				(t->v[j].size == d->size || t->v[j].extended);
+		if (!found)
+			return true;
+	}
+	return nk != t->n;
+}
+
+/* Everything before the gate.  Returns exit bits. */
+static int prepare(const struct opts *o, const struct pa_devlist *l, const char *arg,
+		   struct job *j)
+{
+	struct pa_diags msgs = {0};
+	struct pa_dev *dev = NULL;
+	char *inuse = NULL;
+	int rc;
+
+	rc = scan_lookup(l, arg, &dev);
+	if (rc < 0) {
+		if (rc == -ENOTBLK)
+			msg_err(arg, 0, "not a block device");
+		else if (rc == -ENODEV)
+			msg_err(arg, 0, "not a disk partalign can fix");
+		else
+			msg_err(arg, -rc, "cannot open");
+		return PA_EXIT_ERROR;
+	}
+	if (dev->kind == PA_KIND_PART) {
+		msg_err(arg, 0, "is a partition: name its whole disk%s%s", dev->disk ? ", " : "",
+			dev->disk ? dev->disk->path : "");
+		return PA_EXIT_USAGE;
+	}
+	j->dev = dev;
+	inuse = plan_refusal_in_use(l, dev);
+	rc = apply_disk_open(dev->path, true, o->wait_ms, &j->disk);
+	if (rc == -EBUSY) {
+		if (!inuse && asprintf(&inuse, "%s cannot be opened exclusively: it is in use",
+				       dev->name) < 0)
+			inuse = NULL;
+		/* still show the plan: look without claiming, never to write */
+		rc = apply_disk_open(dev->path, false, 0, &j->disk);
+	}
+	if (rc == -EWOULDBLOCK) {
+		msg_err(dev->path, 0, "locked by another process (partalign or udev); try again");
+		free(inuse);
+		return PA_EXIT_ERROR;
+	}
+	if (rc < 0) {
+		msg_err(dev->path, -rc, "cannot open");
+		free(inuse);
+		return PA_EXIT_ERROR;
+	}
+	j->opened = true;
+	{
+		struct pa_table t;
+
+		rc = apply_table_read(&j->disk, &j->sh, &t, &msgs);
+		if (rc == 0) {
+			j->kernel_stale = kernel_stale(l, dev, &t);
+			rc = plan_compute(&t, &dev->topo, &o->plan, &j->plan);
+		}
+	}
+	if (rc < 0) {
+		msg_diags(&msgs);
+		msg_err(dev->path, -rc, "cannot read the partition table");
+		pa_diags_free(&msgs);
+		free(inuse);
+		return PA_EXIT_ERROR;
+	}
+	j->planned = true;
+	if (inuse)
+		rc = refuse_first(&j->plan, inuse);
+	free(inuse);
+	if (rc == 0 && !j->plan.refusal && j->plan.changes) {
+		/* plan and fix both stage: libparted must accept the new table */
+		rc = apply_table_stage(j->sh, &j->plan, o->name, &msgs);
+		if (rc < 0) {
+			msg_diags(&msgs);
+			msg_err(dev->path, -rc, "libparted refused the new table");
+			pa_diags_free(&msgs);
+			return PA_EXIT_ERROR;
+		}
+	}
+	pa_diags_free(&msgs);
+	if (j->plan.refusal)
+		return PA_EXIT_MISALIGNED;
+	if (j->plan.changes || j->kernel_stale)
+		return PA_EXIT_MISALIGNED; /* what `plan` reports; `fix` acts on it */
+	return PA_EXIT_OK;
+}
+
+static bool confirm(const struct job *j)
+{
+	char line[16];
+
+	fprintf(stderr, "Re-create the partition table of %s%s? [y/N] ", j->dev->path,
+		j->plan.destroys ? " and wipe the signatures listed" : "");
+	fflush(stderr);
+	if (!fgets(line, sizeof(line), stdin))
+		return false;
+	return line[0] == 'y' || line[0] == 'Y';
+}
+
+static void settle(void)
+{
+	char *argv[] = {"udevadm", "settle", "--timeout=30", NULL};
+	pid_t pid;
+	int st;
+
+	if (access("/run/udev/control", F_OK) != 0)
+		return; /* no udevd: nothing to wait for */
+	if (posix_spawnp(&pid, "udevadm", NULL, NULL, argv, environ) == 0)
+		waitpid(pid, &st, 0);
+}
+
+static int wipe_steps(struct pa_writer *w, const struct job *j, bool after)
+{
+	const struct pa_plan *p = &j->plan;
+	unsigned int wiped;
+	size_t i;
+	int rc;
+
+	for (i = 0; i < p->n; i++) {
+		const struct pa_step *s = &p->v[i];
+
+		if (s->kind == PA_STEP_CREATE && !after && p->table.signature)
+			rc = apply_wipe(w, 0, p->table.disk_size, &wiped);
+		else if (s->kind == PA_STEP_RECREATE && !after && s->old->signature)
+			rc = apply_wipe(w, s->old->start, s->old->size, &wiped);
+		else if ((s->kind == PA_STEP_RECREATE || s->kind == PA_STEP_CREATE) && after)
+			rc = apply_wipe(w, s->new_start, s->new_size, &wiped);
+		else
+			continue;
+		if (rc < 0) {
+			msg_err(j->dev->path, -rc, "cannot wipe the signatures of partition %u",
+				s->num);
+			return rc;
+		}
+	}
+	return 0;
+}
+
+/* Past the gate: backup, wipe, write, tell the kernel, verify.  Returns exit bits. */
+static int execute(const struct opts *o, struct job *j)
+{
+	struct pa_kpart kp[256];
+	struct pa_diags msgs = {0};
+	struct pa_writer *w = NULL;
+	struct pa_extent *regs = NULL;
+	void **bufs = NULL;
+	size_t nregs = 0, nk, i;
+	uint64_t written = 0;
+	char *id = NULL;
+	int rc, status = PA_EXIT_OK;
+
+	if (j->plan.n > sizeof(kp) / sizeof(kp[0])) {
+		msg_err(j->dev->path, 0, "too many partitions");
+		return PA_EXIT_ERROR;
+	}
+	nk = kparts_of(&j->plan, kp);
+	if (j->plan.changes) {
+		rc = apply_shadow_regions(j->sh, &regs, &nregs);
+		bufs = calloc(nregs ? nregs : 1, sizeof(*bufs));
+		if (rc == 0 && !bufs)
+			rc = -ENOMEM;
+		for (i = 0; rc == 0 && i < nregs; i++)
+			rc = apply_shadow_read(j->sh, &regs[i], &bufs[i]);
+		if (rc < 0) {
+			msg_err(j->dev->path, -rc, "cannot prepare the new table");
+			status = PA_EXIT_ERROR;
+			goto out;
+		}
+		id = apply_disk_id(j->dev);
+		rc = id ? apply_backup_save(&j->disk, o->backup_dir, id, regs, nregs, &j->backup)
+			: -ENOMEM;
+		if (rc < 0) {
+			msg_err(j->dev->path, -rc, "cannot save the table backup in %s; nothing written",
+				o->backup_dir);
+			status = PA_EXIT_ERROR;
+			goto out;
+		}
+		if (o->out.format == OUT_TABLE)
+			printf("%s: table saved to %s\n", j->dev->path, j->backup);
+	}
+	rc = apply_gate_open(&j->disk, &w);
+	if (rc < 0) {
+		msg_err(j->dev->path, -rc, "cannot open for writing");
+		status = PA_EXIT_ERROR;
+		goto out;
+	}
+	if (j->plan.changes) {
+		if (o->plan.discard_data && wipe_steps(w, j, false) < 0) {
+			status = PA_EXIT_ERROR | PA_EXIT_MISALIGNED;
+			goto out;
+		}
+		rc = apply_write_regions(w, regs, bufs, nregs, &written);
+		if (rc < 0) {
+			msg_err(j->dev->path, -rc,
+				"writing the new table failed; the backup is %s (partalign restore)",
+				j->backup);
+			j->result = "write failed";
+			status = PA_EXIT_ERROR | PA_EXIT_MISALIGNED;
+			goto out;
+		}
+		if (o->plan.discard_data && wipe_steps(w, j, true) < 0) {
+			status = PA_EXIT_ERROR;
+			goto out;
+		}
+	}
+	status = PA_EXIT_CHANGED;
+	rc = apply_kernel_sync(&j->disk, j->dev, kp, nk, &msgs);
+	msg_diags(&msgs);
+	if (rc == 0 && !apply_kernel_matches(j->dev, kp, nk))
+		rc = -EBUSY;
+	if (rc == -EOPNOTSUPP) {
+		msg_err(j->dev->path, 0, "table written; update the partition maps with "
+					 "'kpartx -u %s'", j->dev->path);
+		j->result = "written, partition maps not updated";
+		status |= PA_EXIT_REBOOT;
+	} else if (rc < 0) {
+		msg_err(j->dev->path, 0, "table written, but the kernel still uses the old one: "
+					 "reboot, or re-read the table when the disk is not in use");
+		j->result = "written, kernel has the old table";
+		status |= PA_EXIT_REBOOT;
+	} else {
+		j->result = j->plan.changes ? "fixed" : "kernel updated";
+	}
+	if (o->out.format == OUT_TABLE)
+		printf("%s: %s (%" PRIu64 " bytes of label written)\n", j->dev->path, j->result,
+		       written);
+out:
+	apply_gate_close(w);
+	for (i = 0; bufs && i < nregs; i++)
+		free(bufs[i]);
+	free(bufs);
+	free(regs);
+	free(id);
+	pa_diags_free(&msgs);
+	return status;
+}
+
+static void usage(FILE *f, bool fix)
+{
+	fprintf(f,
+		"Usage: partalign %s [options] DEVICE...\n"
+		"\n"
+		"%s"
+		"\n"
+		"Options:\n"
+		"  -a, --align SIZE      policy grain (default 2MiB; units s, B, KiB, MiB, GiB...)\n"
+		"      --label gpt|keep  gpt (default) converts a dos table; keep keeps it dos\n"
+		"      --new             partition a blank disk: one partition, grain to grain\n"
+		"      --name NAME       GPT name of the partition made by --new\n"
+		"      --discard-data    allow destroying signatures, and wipe them\n"
+		"%s"
+		"      --backup-dir DIR  where table backups go (default %s/backup)\n"
+		"      --wait SECONDS    wait this long for the disk lock (default 10)\n"
+		"  -J, --json            JSON output\n"
+		"  -P, --pairs           KEY=\"value\" output\n"
+		"  -r, --raw             raw output\n"
+		"  -n, --noheadings      no column headings\n"
+		"  -b, --bytes           sizes in bytes in the table\n"
+		"  -o, --output LIST     columns to print (+LIST appends to the defaults)\n"
+		"      --list-columns    list the columns and exit\n"
+		"  -h, --help            this text\n"
+		"\n"
+		"Exit status: 0 nothing to do, %s4 misalignment %s, 8 operational\n"
+		"error, 16 usage error (OR-ed together).  See partalign(8).\n",
+		fix ? "fix" : "plan",
+		fix ? "Re-create the partitions of each DEVICE on the policy grain as GPT.\n"
+		      "Refuses disks in use or holding data; saves the table first.\n"
+		    : "Show what 'partalign fix' would change on each DEVICE.  Writes nothing.\n",
+		fix ? "  -y, --yes             do not ask for confirmation\n" : "",
+		PA_STATEDIR, fix ? "1 fixed, 2 written but the kernel has the old table,\n" : "",
+		fix ? "left (refused or partly done)" : "to fix (or refused)");
+}
+
+static int parse(int argc, char **argv, struct opts *o)
+{
+	enum { OPT_LABEL = 256, OPT_NEW, OPT_NAME, OPT_DISCARD, OPT_BACKUP, OPT_WAIT, OPT_COLS };
+	static const struct option longopts[] = {
+		{"align", required_argument, NULL, 'a'},
+		{"label", required_argument, NULL, OPT_LABEL},
+		{"new", no_argument, NULL, OPT_NEW},
+		{"name", required_argument, NULL, OPT_NAME},
+		{"discard-data", no_argument, NULL, OPT_DISCARD},
+		{"yes", no_argument, NULL, 'y'},
+		{"backup-dir", required_argument, NULL, OPT_BACKUP},
+		{"wait", required_argument, NULL, OPT_WAIT},
+		{"json", no_argument, NULL, 'J'},
+		{"pairs", no_argument, NULL, 'P'},
+		{"raw", no_argument, NULL, 'r'},
+		{"noheadings", no_argument, NULL, 'n'},
+		{"bytes", no_argument, NULL, 'b'},
+		{"output", required_argument, NULL, 'o'},
+		{"list-columns", no_argument, NULL, OPT_COLS},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	char *end;
+	long v;
+	int c;
+
+	while ((c = getopt_long(argc, argv, o->fix ? "a:yJPrnbo:h" : "a:JPrnbo:h", longopts,
+				NULL)) != -1) {
+		if (out_parse_opt(c, optarg, &o->out))
+			continue;
+		switch (c) {
+		case 'a':
+			if (!cli_parse_grain(optarg, &o->plan.grain))
+				return PA_EXIT_USAGE;
+			break;
+		case OPT_LABEL:
+			if (strcmp(optarg, "keep") == 0) {
+				o->plan.keep_label = true;
+			} else if (strcmp(optarg, "gpt") != 0) {
+				msg_err(NULL, 0, "--label %s: expected gpt or keep", optarg);
+				return PA_EXIT_USAGE;
+			}
+			break;
+		case OPT_NEW:
+			o->plan.new_disk = true;
+			break;
+		case OPT_NAME:
+			if (strlen(optarg) > 36) {
+				msg_err(NULL, 0, "--name: at most 36 characters (GPT)");
+				return PA_EXIT_USAGE;
+			}
+			o->name = optarg;
+			break;
+		case OPT_DISCARD:
+			o->plan.discard_data = true;
+			break;
+		case 'y':
+			if (!o->fix) {
+				msg_err(NULL, 0, "plan writes nothing: --yes belongs to fix");
+				return PA_EXIT_USAGE;
+			}
+			o->yes = true;
+			break;
+		case OPT_BACKUP:
+			o->backup_dir = optarg;
+			break;
+		case OPT_WAIT:
+			errno = 0;
+			v = strtol(optarg, &end, 10);
+			if (errno || *end || v < 0 || v > 3600) {
+				msg_err(NULL, 0, "--wait %s: expected seconds (0-3600)", optarg);
+				return PA_EXIT_USAGE;
+			}
+			o->wait_ms = (int)v * 1000;
+			break;
+		case OPT_COLS:
+			out_list_columns(pcols, sizeof(pcols) / sizeof(pcols[0]));
+			exit(PA_EXIT_OK);
+		case 'h':
+			usage(stdout, o->fix);
+			exit(PA_EXIT_OK);
+		default:
+			usage(stderr, o->fix);
+			return PA_EXIT_USAGE;
+		}
+	}
+	if (o->name && !o->plan.new_disk) {
+		msg_err(NULL, 0, "--name goes with --new");
+		return PA_EXIT_USAGE;
+	}
+	if (optind == argc) {
+		msg_err(NULL, 0, "no device given");
+		usage(stderr, o->fix);
+		return PA_EXIT_USAGE;
+	}
+	return PA_EXIT_OK;
+}
+
+static int run(int argc, char **argv, bool fix)
+{
+	struct opts o = {.fix = fix, .wait_ms = 10000, .backup_dir = PA_STATEDIR "/backup"};
+	struct pa_scan_opts so = {0};
+	struct pa_devlist devs = {0};
+	struct pa_diags diags = {0};
+	struct libscols_table *tb = NULL;
+	struct job *jobs = NULL;
+	int sel[OUT_MAXCOLS];
+	size_t nsel = 0, njobs, i;
+	int status, rc;
+
+	o.plan.grain = PA_GRAIN_DEFAULT;
+	status = parse(argc, argv, &o);
+	if (status)
+		return status;
+	if (out_select(&o.out, pcols, sizeof(pcols) / sizeof(pcols[0]),
+		       o.out.format == OUT_TABLE ? plan_defaults : script_defaults,
+		       o.out.format == OUT_TABLE ? sizeof(plan_defaults) / sizeof(int)
+						 : sizeof(script_defaults) / sizeof(int),
+		       sel, &nsel) < 0)
+		return PA_EXIT_USAGE;
+	if (fix && !o.yes && !isatty(STDIN_FILENO)) {
+		msg_err(NULL, 0, "fix needs confirmation and standard input is not a terminal: "
+				 "use --yes");
+		return PA_EXIT_USAGE;
+	}
+
+	rc = scan_devices(&so, &devs, &diags);
+	status |= msg_diags(&diags);
+	pa_diags_free(&diags);
+	if (rc < 0) {
+		msg_err(NULL, -rc, "cannot scan block devices");
+		pa_devlist_free(&devs);
+		return status | PA_EXIT_ERROR;
+	}
+	njobs = (size_t)(argc - optind);
+	jobs = calloc(njobs, sizeof(*jobs));
+	tb = out_table_new(&o.out, fix ? "fix" : "plan", pcols, sel, nsel);
+	if (!jobs || !tb) {
+		msg_err(NULL, ENOMEM, "cannot start");
+		status |= PA_EXIT_ERROR;
+		goto out;
+	}
+	for (i = 0; i < njobs; i++) {
+		struct job *j = &jobs[i];
+		int st = prepare(&o, &devs, argv[optind + (int)i], j);
+
+		if (!fix || !j->planned || (st & (PA_EXIT_ERROR | PA_EXIT_USAGE))) {
+			status |= st;
+			if (j->planned)
+				add_rows(&o, tb, sel, nsel, j);
+			continue;
+		}
+		/* fix: the write gate */
+		if (j->plan.refusal) {
+			msg_err(j->dev->path, 0, "refused: %s", j->plan.refusal);
+			j->result = "refused";
+			status |= st;
+		} else if (!j->plan.changes && !j->kernel_stale) {
+			j->result = "nothing to do";
+		} else {
+			if (o.out.format == OUT_TABLE) {
+				struct libscols_table *one = out_table_new(&o.out, "fix", pcols, sel, nsel);
+
+				if (one) {
+					add_rows(&o, one, sel, nsel, j);
+					out_print(one);
+					scols_unref_table(one);
+				}
+			}
+			if (!o.yes && !confirm(j)) {
+				j->result = "not confirmed";
+				status |= PA_EXIT_MISALIGNED;
+			} else {
+				status |= execute(&o, j);
+			}
+		}
+		if (o.out.format != OUT_TABLE)
+			add_rows(&o, tb, sel, nsel, j);
+		else if (j->result && !strcmp(j->result, "nothing to do"))
+			printf("%s: nothing to do\n", j->dev->path);
+		job_free(j);
+		memset(j, 0, sizeof(*j));
+		settle();
+	}
+	if (!fix || o.out.format != OUT_TABLE)
+		status |= out_print(tb);
+out:
+	for (i = 0; jobs && i < njobs; i++)
+		job_free(&jobs[i]);
+	free(jobs);
+	scols_unref_table(tb);
+	pa_devlist_free(&devs);
+	return status;
+}
 
 int cmd_plan(int argc, char **argv)
 {
-	msg_err(NULL, 0, "plan: not implemented yet");
-	return PA_EXIT_ERROR;
+	return run(argc, argv, false);
 }
 
 int cmd_fix(int argc, char **argv)
 {
-	msg_err(NULL, 0, "fix: not implemented yet");
-	return PA_EXIT_ERROR;
-}
-
-int cmd_restore(int argc, char **argv)
-{
-	msg_err(NULL, 0, "restore: not implemented yet");
-	return PA_EXIT_ERROR;
+	return run(argc, argv, true);
 }

@@ -1,0 +1,126 @@
+/*
+ * Opening and locking a whole disk, reading sectors, and the disk identity
+ * used to name backups.  The fd here is read-only; writes go through the
+ * gate (gate.c).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "apply/apply.h"
+
+int apply_disk_open(const char *path, bool exclusive, int wait_ms, struct pa_disk *d)
+{
+	unsigned long long size = 0;
+	int lsz = 0;
+	unsigned int psz = 0;
+	int waited = 0;
+	int rc;
+
+	memset(d, 0, sizeof(*d));
+	d->fd = -1;
+	/* O_EXCL on a block device claims it: refused while mounted or held */
+	d->fd = open(path, O_RDONLY | (exclusive ? O_EXCL : 0) | O_CLOEXEC | O_NONBLOCK);
+	if (d->fd < 0)
+		return -errno;
+	/* udev does not probe a disk locked LOCK_EX; two partalign runs exclude each other */
+	while (exclusive && flock(d->fd, LOCK_EX | LOCK_NB) < 0) {
+		if (errno != EWOULDBLOCK || waited >= wait_ms) {
+			rc = errno == EWOULDBLOCK ? -EWOULDBLOCK : -errno;
+			goto fail;
+		}
+		usleep(100 * 1000);
+		waited += 100;
+	}
+	if (ioctl(d->fd, BLKGETSIZE64, &size) < 0 || ioctl(d->fd, BLKSSZGET, &lsz) < 0 ||
+	    ioctl(d->fd, BLKPBSZGET, &psz) < 0) {
+		rc = -errno;
+		goto fail;
+	}
+	d->size = size;
+	d->logical = (uint32_t)lsz;
+	d->physical = psz;
+	d->path = strdup(path);
+	if (!d->path) {
+		rc = -ENOMEM;
+		goto fail;
+	}
+	return 0;
+fail:
+	close(d->fd);
+	d->fd = -1;
+	return rc;
+}
+
+void apply_disk_close(struct pa_disk *d)
+{
+	if (d->fd >= 0)
+		close(d->fd); /* drops the flock and the exclusive claim */
+	d->fd = -1;
+	free(d->path);
+	d->path = NULL;
+}
+
+int apply_disk_read(struct pa_disk *d, const struct pa_extent *r, void **buf)
+{
+	unsigned char *b = malloc(r->len ? r->len : 1);
+	uint64_t done = 0;
+
+	if (!b)
+		return -ENOMEM;
+	while (done < r->len) {
+		ssize_t n = pread(d->fd, b + done, r->len - done, (off_t)(r->off + done));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			int rc = n < 0 ? -errno : -EIO;
+
+			free(b);
+			return rc;
+		}
+		done += (uint64_t)n;
+	}
+	*buf = b;
+	return 0;
+}
+
+/* Keep only characters safe in a file name. */
+static char *sanitize(char *s)
+{
+	char *p;
+
+	for (p = s; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		      (*p >= '0' && *p <= '9') || *p == '.' || *p == '-' || *p == '_' ||
+		      *p == ':'))
+			*p = '_';
+	return s;
+}
+
+char *apply_disk_id(const struct pa_dev *whole)
+{
+	char *id = NULL;
+	int rc;
+
+	if (whole->wwn)
+		rc = asprintf(&id, "wwn:%s", whole->wwn);
+	else if (whole->serial)
+		rc = asprintf(&id, "serial:%s", whole->serial);
+	else if (whole->backing_file)
+		rc = asprintf(&id, "file:%s", whole->backing_file);
+	else if (whole->dm_uuid)
+		rc = asprintf(&id, "dm:%s", whole->dm_uuid);
+	else
+		rc = asprintf(&id, "name:%s", whole->name);
+	return rc < 0 ? NULL : sanitize(id);
+}

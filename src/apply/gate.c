@@ -1,0 +1,307 @@
+/*
+ * The write gate.  apply_gate_open() is the only place in partalign that
+ * opens a disk for writing; `plan` never calls it.  Everything that writes
+ * takes the struct pa_writer it returns.
+ */
+#include "config.h"
+
+#include <blkid.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/blkpg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "apply/apply.h"
+
+struct pa_writer {
+	struct pa_disk *d;
+	int dfd; /* O_DIRECT: label sectors */
+	int bfd; /* buffered: libblkid's signature wipes write a few bytes */
+};
+
+int apply_gate_open(struct pa_disk *d, struct pa_writer **out)
+{
+	struct pa_writer *w = calloc(1, sizeof(*w));
+	struct stat a, b, c;
+	int rc;
+
+	if (!w)
+		return -ENOMEM;
+	w->d = d;
+	w->dfd = open(d->path, O_RDWR | O_DIRECT | O_CLOEXEC);
+	w->bfd = open(d->path, O_RDWR | O_CLOEXEC);
+	if (w->dfd < 0 || w->bfd < 0) {
+		rc = -errno;
+		goto fail;
+	}
+	/* the node must still be the disk that was checked and locked */
+	if (fstat(d->fd, &a) < 0 || fstat(w->dfd, &b) < 0 || fstat(w->bfd, &c) < 0) {
+		rc = -errno;
+		goto fail;
+	}
+	if (a.st_rdev != b.st_rdev || a.st_rdev != c.st_rdev) {
+		rc = -ESTALE;
+		goto fail;
+	}
+	*out = w;
+	return 0;
+fail:
+	apply_gate_close(w);
+	return rc;
+}
+
+void apply_gate_close(struct pa_writer *w)
+{
+	if (!w)
+		return;
+	if (w->dfd >= 0)
+		close(w->dfd);
+	if (w->bfd >= 0)
+		close(w->bfd);
+	free(w);
+}
+
+static int io_all(int fd, void *buf, uint64_t len, uint64_t off, bool write)
+{
+	uint64_t done = 0;
+
+	while (done < len) {
+		ssize_t n = write ? pwrite(fd, (char *)buf + done, len - done, (off_t)(off + done))
+				  : pread(fd, (char *)buf + done, len - done, (off_t)(off + done));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		done += (uint64_t)n;
+	}
+	return 0;
+}
+
+/* Write @len bytes of @src at @off unless the disk holds them already; then flush. */
+static int put(struct pa_writer *w, const void *src, uint64_t off, uint64_t len,
+	       uint64_t *written)
+{
+	void *cur = NULL, *buf = NULL;
+	int rc;
+
+	if (!len)
+		return 0;
+	if (posix_memalign(&cur, 4096, len) || posix_memalign(&buf, 4096, len)) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	rc = io_all(w->dfd, cur, len, off, false);
+	if (rc < 0 || memcmp(cur, src, len) == 0)
+		goto out;
+	memcpy(buf, src, len);
+	rc = io_all(w->dfd, buf, len, off, true);
+	if (rc == 0 && fsync(w->dfd) < 0)
+		rc = -errno;
+	if (rc == 0)
+		*written += len;
+out:
+	free(cur);
+	free(buf);
+	return rc;
+}
+
+int apply_write_regions(struct pa_writer *w, const struct pa_extent *regs,
+			void *const *bufs, size_t n, uint64_t *written)
+{
+	uint32_t l = w->d->logical;
+	size_t i;
+	int rc;
+
+	*written = 0;
+	/* everything away from sector 0 first, last region first: the backup GPT */
+	for (i = n; i-- > 0;) {
+		if (regs[i].off == 0)
+			continue;
+		rc = put(w, bufs[i], regs[i].off, regs[i].len, written);
+		if (rc < 0)
+			return rc;
+	}
+	/* then the head: the primary GPT in one write, sector 0 (the switch) last */
+	for (i = 0; i < n; i++) {
+		if (regs[i].off != 0)
+			continue;
+		if (regs[i].len > l) {
+			rc = put(w, (char *)bufs[i] + l, l, regs[i].len - l, written);
+			if (rc < 0)
+				return rc;
+		}
+		rc = put(w, bufs[i], 0, l, written);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+int apply_wipe(struct pa_writer *w, uint64_t off, uint64_t len, unsigned int *wiped)
+{
+	blkid_probe pr = blkid_new_probe();
+	int rc = 0;
+
+	*wiped = 0;
+	if (!pr)
+		return -ENOMEM;
+	if (blkid_probe_set_device(pr, w->bfd, (blkid_loff_t)off, (blkid_loff_t)len) < 0) {
+		rc = -EIO;
+		goto out;
+	}
+	blkid_probe_enable_superblocks(pr, 1);
+	blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_MAGIC | BLKID_SUBLKS_TYPE);
+	blkid_probe_enable_partitions(pr, 1);
+	blkid_probe_set_partitions_flags(pr, BLKID_PARTS_MAGIC);
+	while (blkid_do_probe(pr) == 0) {
+		if (blkid_do_wipe(pr, 0) < 0) {
+			rc = -errno ? -errno : -EIO;
+			goto out;
+		}
+		(*wiped)++;
+	}
+	if (fsync(w->bfd) < 0)
+		rc = -errno;
+out:
+	blkid_free_probe(pr);
+	return rc;
+}
+
+struct kp {
+	unsigned int num;
+	uint64_t start, size;
+};
+
+/* The kernel's partitions of @whole, from sysfs. */
+static int kernel_parts(const struct pa_dev *whole, struct kp **out, size_t *n)
+{
+	char dir[PATH_MAX], p[PATH_MAX + 300], buf[64];
+	struct dirent *de;
+	struct kp *v = NULL;
+	size_t k = 0;
+	DIR *dd;
+
+	snprintf(dir, sizeof(dir), "/sys/class/block/%s", whole->name);
+	dd = opendir(dir);
+	if (!dd)
+		return -errno;
+	while ((de = readdir(dd))) {
+		unsigned long long num, start, size;
+		struct kp *nv;
+		FILE *f;
+		int ok = 0;
+
+		if (strncmp(de->d_name, whole->name, strlen(whole->name)) != 0)
+			continue;
+		snprintf(p, sizeof(p), "%s/%s/partition", dir, de->d_name);
+		if ((f = fopen(p, "re"))) {
+			ok += fscanf(f, "%llu", &num) == 1;
+			fclose(f);
+		}
+		snprintf(p, sizeof(p), "%s/%s/start", dir, de->d_name);
+		if ((f = fopen(p, "re"))) {
+			ok += fscanf(f, "%llu", &start) == 1;
+			fclose(f);
+		}
+		snprintf(p, sizeof(p), "%s/%s/size", dir, de->d_name);
+		if ((f = fopen(p, "re"))) {
+			ok += fscanf(f, "%llu", &size) == 1;
+			fclose(f);
+		}
+		if (ok != 3)
+			continue;
+		nv = realloc(v, (k + 1) * sizeof(*v));
+		if (!nv) {
+			free(v);
+			closedir(dd);
+			return -ENOMEM;
+		}
+		v = nv;
+		v[k++] = (struct kp){(unsigned int)num, start * 512, size * 512};
+	}
+	closedir(dd);
+	(void)buf;
+	*out = v;
+	*n = k;
+	return 0;
+}
+
+static bool same(const struct kp *k, const struct pa_kpart *p)
+{
+	return k->num == p->num && k->start == p->start && k->size == p->size;
+}
+
+bool apply_kernel_matches(const struct pa_dev *whole, const struct pa_kpart *parts, size_t n)
+{
+	struct kp *k = NULL;
+	size_t nk = 0, i, j, found = 0;
+
+	if (kernel_parts(whole, &k, &nk) < 0)
+		return false;
+	for (i = 0; i < nk; i++)
+		for (j = 0; j < n; j++)
+			found += same(&k[i], &parts[j]);
+	free(k);
+	return found == n && nk == n;
+}
+
+static int blkpg(int fd, int op, unsigned int num, uint64_t start, uint64_t size)
+{
+	struct blkpg_partition part = {
+		.start = (long long)start, .length = (long long)size, .pno = (int)num};
+	struct blkpg_ioctl_arg arg = {
+		.op = op, .datalen = sizeof(part), .data = &part};
+
+	return ioctl(fd, BLKPG, &arg) < 0 ? -errno : 0;
+}
+
+int apply_kernel_sync(struct pa_disk *d, const struct pa_dev *whole,
+		      const struct pa_kpart *parts, size_t n, struct pa_diags *msgs)
+{
+	struct kp *k = NULL;
+	size_t nk = 0, i, j;
+	int rc, result = 0;
+
+	if (whole->dm_uuid)
+		return -EOPNOTSUPP; /* a dm map has kpartx maps, not kernel partitions */
+	rc = kernel_parts(whole, &k, &nk);
+	if (rc < 0)
+		return rc;
+	for (i = 0; i < nk; i++) {
+		bool keep = false;
+
+		for (j = 0; j < n && !keep; j++)
+			keep = same(&k[i], &parts[j]);
+		if (keep)
+			continue;
+		rc = blkpg(d->fd, BLKPG_DEL_PARTITION, k[i].num, 0, 0);
+		if (rc < 0) {
+			pa_diag_add(msgs, d->path, -rc, "the kernel keeps partition %u", k[i].num);
+			result = -EBUSY;
+		}
+	}
+	for (j = 0; j < n; j++) {
+		bool have = false;
+
+		for (i = 0; i < nk && !have; i++)
+			have = same(&k[i], &parts[j]);
+		if (have)
+			continue;
+		rc = blkpg(d->fd, BLKPG_ADD_PARTITION, parts[j].num, parts[j].start,
+			   parts[j].size);
+		if (rc < 0) {
+			pa_diag_add(msgs, d->path, -rc, "the kernel cannot add partition %u",
+				    parts[j].num);
+			result = -EBUSY;
+		}
+	}
+	free(k);
+	return result;
+}

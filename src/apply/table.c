@@ -1,0 +1,497 @@
+/*
+ * The shadow: a sparse in-memory file of the disk's size holding a copy of
+ * the disk's label sectors.  libparted reads the table from it and writes
+ * the new table into it; it never opens the real disk.  The shadow owns its
+ * memfd, PedDevice and PedDisk.
+ */
+#include "config.h"
+
+#include <blkid.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <parted/parted.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "apply/apply.h"
+#include "apply/label.h"
+
+#define HEAD_COPY (1u << 20)
+#define MAX_EBRS 256
+
+struct pa_shadow {
+	int memfd;
+	char fdpath[64];
+	PedDevice *dev;
+	PedDisk *disk;    /* as read */
+	PedDisk *staged;  /* the new table (== disk when changed in place) */
+	enum pa_label label;
+	uint64_t size;
+	uint32_t logical;
+	struct pa_extent old[MAX_EBRS + 2]; /* label sectors of the table as read */
+	size_t nold;
+};
+
+/* libparted reports through one global handler: collect, never prompt or print. */
+static struct pa_diags *cur_msgs;
+static const char *cur_dev;
+
+static PedExceptionOption on_exception(PedException *ex)
+{
+	if (cur_msgs)
+		pa_diag_add(cur_msgs, cur_dev, 0, "libparted: %s", ex->message);
+	switch (ex->type) {
+	case PED_EXCEPTION_INFORMATION:
+	case PED_EXCEPTION_WARNING:
+		if (ex->options & PED_EXCEPTION_IGNORE)
+			return PED_EXCEPTION_IGNORE;
+		if (ex->options & PED_EXCEPTION_OK)
+			return PED_EXCEPTION_OK;
+		break;
+	default:
+		break;
+	}
+	return ex->options & PED_EXCEPTION_CANCEL ? PED_EXCEPTION_CANCEL
+						  : PED_EXCEPTION_UNHANDLED;
+}
+
+static void parted_begin(struct pa_diags *msgs, const char *dev)
+{
+	ped_exception_set_handler(on_exception);
+	cur_msgs = msgs;
+	cur_dev = dev;
+}
+
+static void parted_end(void)
+{
+	cur_msgs = NULL;
+	cur_dev = NULL;
+}
+
+static int rd_fd(void *ctx, uint64_t off, void *buf, size_t len)
+{
+	int fd = *(int *)ctx;
+	ssize_t n = pread(fd, buf, len, (off_t)off);
+
+	if (n < 0)
+		return -errno;
+	if ((size_t)n != len)
+		memset((char *)buf + n, 0, len - (size_t)n);
+	return 0;
+}
+
+/* Copy [off, off+len) of the disk into the shadow. */
+static int copy_in(struct pa_disk *d, struct pa_shadow *sh, uint64_t off, uint64_t len)
+{
+	struct pa_extent r = {off, len};
+	void *buf;
+	int rc = apply_disk_read(d, &r, &buf);
+
+	if (rc < 0)
+		return rc;
+	if (pwrite(sh->memfd, buf, len, (off_t)off) != (ssize_t)len)
+		rc = -errno ? -errno : -EIO;
+	free(buf);
+	return rc;
+}
+
+void apply_shadow_free(struct pa_shadow *sh)
+{
+	if (!sh)
+		return;
+	if (sh->staged && sh->staged != sh->disk)
+		ped_disk_destroy(sh->staged);
+	if (sh->disk)
+		ped_disk_destroy(sh->disk);
+	if (sh->dev)
+		ped_device_destroy(sh->dev); /* drop it from libparted's cache: fds get reused */
+	if (sh->memfd >= 0)
+		close(sh->memfd);
+	free(sh);
+}
+
+/* Which sectors hold the label of the table in the shadow now. */
+static int label_regions(struct pa_shadow *sh, enum pa_label label, struct pa_extent *r,
+			 size_t max, size_t *n)
+{
+	uint64_t head, tail, ebrs[MAX_EBRS];
+	int k, i;
+
+	*n = 0;
+	if (label == PA_LABEL_GPT) {
+		k = label_gpt_extent(rd_fd, &sh->memfd, sh->logical, &head, &tail);
+		if (k < 0)
+			return k;
+		r[(*n)++] = (struct pa_extent){0, head};
+		r[(*n)++] = (struct pa_extent){sh->size - tail, tail};
+		return 0;
+	}
+	if (label != PA_LABEL_MSDOS)
+		return 0;
+	r[(*n)++] = (struct pa_extent){0, sh->logical};
+	k = label_dos_ebrs(rd_fd, &sh->memfd, sh->logical, ebrs, MAX_EBRS);
+	if (k < 0)
+		return k;
+	for (i = 0; i < k && *n < max; i++)
+		r[(*n)++] = (struct pa_extent){ebrs[i], sh->logical};
+	return 0;
+}
+
+static char *probe_sig(int fd, uint64_t off, uint64_t size)
+{
+	blkid_probe pr = blkid_new_probe();
+	const char *type = NULL;
+	char *res = NULL;
+
+	if (!pr)
+		return NULL;
+	if (blkid_probe_set_device(pr, fd, (blkid_loff_t)off, (blkid_loff_t)size) == 0) {
+		blkid_probe_enable_superblocks(pr, 1);
+		blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE);
+		blkid_probe_enable_partitions(pr, 1);
+		if (blkid_do_safeprobe(pr) == 0) {
+			if (blkid_probe_lookup_value(pr, "TYPE", &type, NULL) == 0 ||
+			    blkid_probe_lookup_value(pr, "PTTYPE", &type, NULL) == 0)
+				res = type ? strdup(type) : NULL;
+		}
+	}
+	blkid_free_probe(pr);
+	return res;
+}
+
+static char *flags_text(PedPartition *part)
+{
+	PedPartitionFlag f;
+	char *s = NULL;
+
+	for (f = ped_partition_flag_next(0); f; f = ped_partition_flag_next(f))
+		if (ped_partition_is_flag_available(part, f) && ped_partition_get_flag(part, f))
+			pa_strlist_append(&s, ped_partition_flag_get_name(f), ',');
+	return s;
+}
+
+static int fill_entries(struct pa_disk *d, struct pa_shadow *sh, struct pa_table *t)
+{
+	bool names = ped_disk_type_check_feature(sh->disk->type, PED_DISK_TYPE_PARTITION_NAME);
+	PedPartition *part;
+	int rc;
+
+	for (part = ped_disk_next_partition(sh->disk, NULL); part;
+	     part = ped_disk_next_partition(sh->disk, part)) {
+		struct pa_entry e = {0};
+		char type[37], uuid[37];
+		int sys;
+
+		if (part->num <= 0 || (part->type & (PED_PARTITION_METADATA | PED_PARTITION_FREESPACE)))
+			continue;
+		e.num = (unsigned int)part->num;
+		e.start = (uint64_t)part->geom.start * sh->logical;
+		e.size = (uint64_t)part->geom.length * sh->logical;
+		e.logical = part->type & PED_PARTITION_LOGICAL;
+		e.extended = part->type & PED_PARTITION_EXTENDED;
+		if (names && ped_partition_get_name(part) && *ped_partition_get_name(part))
+			e.name = strdup(ped_partition_get_name(part));
+		if (sh->label == PA_LABEL_GPT &&
+		    label_gpt_entry_guids(rd_fd, &sh->memfd, sh->logical, e.num, type, uuid) == 0) {
+			e.type = strdup(type);
+		} else if (sh->label == PA_LABEL_MSDOS &&
+			   (sys = label_dos_system(rd_fd, &sh->memfd, e.num)) >= 0) {
+			if (asprintf(&e.type, "0x%02x", sys) < 0)
+				e.type = NULL;
+		} else {
+			e.type = flags_text(part);
+		}
+		if (!e.extended)
+			e.signature = probe_sig(d->fd, e.start, e.size);
+		rc = plan_table_add(t, &e);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+int apply_table_read(struct pa_disk *d, struct pa_shadow **out, struct pa_table *t,
+		     struct pa_diags *msgs)
+{
+	struct pa_shadow *sh = calloc(1, sizeof(*sh));
+	uint64_t head = d->size < HEAD_COPY ? d->size : HEAD_COPY;
+	uint64_t ebrs[MAX_EBRS];
+	PedDiskType *type;
+	int k, i, rc;
+
+	memset(t, 0, sizeof(*t));
+	if (!sh)
+		return -ENOMEM;
+	sh->size = d->size;
+	sh->logical = d->logical;
+	sh->memfd = memfd_create("partalign-shadow", MFD_CLOEXEC);
+	if (sh->memfd < 0 || ftruncate(sh->memfd, (off_t)d->size) < 0) {
+		rc = -errno;
+		goto fail;
+	}
+	/* the label sectors: the first and last MiB, and the dos EBR chain */
+	rc = copy_in(d, sh, 0, head);
+	if (rc == 0)
+		rc = copy_in(d, sh, d->size - head, head);
+	if (rc < 0)
+		goto fail;
+	k = label_dos_ebrs(rd_fd, &d->fd, d->logical, ebrs, MAX_EBRS);
+	for (i = 0; i < k && rc == 0; i++)
+		if (ebrs[i] + d->logical <= d->size)
+			rc = copy_in(d, sh, ebrs[i], d->logical);
+	if (rc < 0)
+		goto fail;
+
+	snprintf(sh->fdpath, sizeof(sh->fdpath), "/proc/self/fd/%d", sh->memfd);
+	parted_begin(msgs, d->path);
+	sh->dev = ped_device_get(sh->fdpath);
+	if (!sh->dev) {
+		rc = -EIO;
+		goto fail_parted;
+	}
+	/* a file looks like 512/512 to libparted: give it the disk's geometry */
+	sh->dev->sector_size = d->logical;
+	sh->dev->phys_sector_size = d->physical;
+	sh->dev->length = (PedSector)(d->size / d->logical);
+	sh->dev->bios_geom.heads = 4;
+	sh->dev->bios_geom.sectors = 32;
+	sh->dev->bios_geom.cylinders = sh->dev->length / 4 / 32;
+	sh->dev->hw_geom = sh->dev->bios_geom;
+
+	t->disk_size = d->size;
+	t->logical = d->logical;
+	type = ped_disk_probe(sh->dev);
+	if (!type) {
+		t->label = PA_LABEL_NONE;
+		t->signature = probe_sig(d->fd, 0, d->size);
+		parted_end();
+		*out = sh;
+		return 0;
+	}
+	if (strcmp(type->name, "gpt") == 0)
+		t->label = PA_LABEL_GPT;
+	else if (strcmp(type->name, "msdos") == 0)
+		t->label = PA_LABEL_MSDOS;
+	else
+		t->label = PA_LABEL_OTHER;
+	sh->label = t->label;
+	sh->disk = ped_disk_new(sh->dev);
+	if (!sh->disk) {
+		rc = -EIO;
+		goto fail_parted;
+	}
+	rc = label_regions(sh, t->label, sh->old, sizeof(sh->old) / sizeof(sh->old[0]),
+			   &sh->nold);
+	if (rc == 0)
+		rc = fill_entries(d, sh, t);
+	if (rc < 0)
+		goto fail_parted;
+	parted_end();
+	*out = sh;
+	return 0;
+fail_parted:
+	parted_end();
+fail:
+	plan_table_free(t);
+	apply_shadow_free(sh);
+	return rc;
+}
+
+static int add_part(PedDisk *disk, PedPartition *part, PedSector start, PedSector len)
+{
+	PedConstraint *c;
+	int ok;
+
+	if (!ped_geometry_set(&part->geom, start, len))
+		return -EINVAL;
+	c = ped_constraint_exact(&part->geom);
+	if (!c)
+		return -ENOMEM;
+	ok = ped_disk_add_partition(disk, part, c);
+	ped_constraint_destroy(c);
+	return ok ? 0 : -EINVAL;
+}
+
+/* The GPT type of a dos system id, through libparted's flags. */
+static void carry_type(PedPartition *from, PedPartition *to)
+{
+	static const PedPartitionFlag carried[] = {PED_PARTITION_LVM, PED_PARTITION_RAID,
+						   PED_PARTITION_SWAP};
+	size_t i;
+
+	if (!from)
+		return;
+	for (i = 0; i < sizeof(carried) / sizeof(carried[0]); i++)
+		if (ped_partition_is_flag_available(from, carried[i]) &&
+		    ped_partition_get_flag(from, carried[i]) &&
+		    ped_partition_is_flag_available(to, carried[i]))
+			ped_partition_set_flag(to, carried[i], 1);
+}
+
+static int stage_fresh(struct pa_shadow *sh, const struct pa_plan *p, const char *name)
+{
+	PedSector l = sh->logical;
+	size_t i;
+	int rc;
+
+	sh->staged = ped_disk_new_fresh(sh->dev, ped_disk_type_get("gpt"));
+	if (!sh->staged)
+		return -EIO;
+	for (i = 0; i < p->n; i++) {
+		const struct pa_step *s = &p->v[i];
+		PedPartition *old = sh->disk ? ped_disk_get_partition(sh->disk, (int)s->num) : NULL;
+		PedPartition *part;
+
+		if (s->kind == PA_STEP_DROP)
+			continue;
+		part = ped_partition_new(sh->staged, PED_PARTITION_NORMAL, NULL,
+					 (PedSector)(s->new_start / l),
+					 (PedSector)((s->new_start + s->new_size) / l) - 1);
+		if (!part)
+			return -ENOMEM;
+		part->num = (int)s->num; /* GPT keeps a number that is set */
+		carry_type(old, part);
+		if (s->kind == PA_STEP_CREATE && name)
+			ped_partition_set_name(part, name);
+		else if (old && old->disk->type &&
+			 ped_disk_type_check_feature(old->disk->type, PED_DISK_TYPE_PARTITION_NAME) &&
+			 ped_partition_get_name(old))
+			ped_partition_set_name(part, ped_partition_get_name(old));
+		rc = add_part(sh->staged, part, (PedSector)(s->new_start / l),
+			      (PedSector)(s->new_size / l));
+		if (rc < 0) {
+			ped_partition_destroy(part);
+			return rc;
+		}
+	}
+	return 0;
+}
+
+/* Same label: move the partitions of the table as read, keeping each one's GUIDs. */
+static int stage_in_place(struct pa_shadow *sh, const struct pa_plan *p)
+{
+	PedPartition **moved = calloc(p->n ? p->n : 1, sizeof(*moved));
+	PedSector l = sh->logical;
+	size_t i;
+	int rc = 0;
+
+	if (!moved)
+		return -ENOMEM;
+	sh->staged = sh->disk;
+	for (i = 0; i < p->n; i++) {
+		if (p->v[i].kind != PA_STEP_RECREATE)
+			continue;
+		moved[i] = ped_disk_get_partition(sh->disk, (int)p->v[i].num);
+		if (!moved[i] || !ped_disk_remove_partition(sh->disk, moved[i])) {
+			rc = -EIO;
+			goto out;
+		}
+		/* libparted 3.5 leaves a removed partition's list links set; adding it
+		 * back with stale links corrupts the list ("overlapping partitions") */
+		moved[i]->prev = moved[i]->next = NULL;
+	}
+	for (i = 0; i < p->n; i++) {
+		if (!moved[i])
+			continue;
+		rc = add_part(sh->disk, moved[i], (PedSector)(p->v[i].new_start / l),
+			      (PedSector)(p->v[i].new_size / l));
+		if (rc < 0)
+			goto out;
+	}
+out:
+	free(moved);
+	return rc;
+}
+
+int apply_table_stage(struct pa_shadow *sh, const struct pa_plan *p, const char *name,
+		      struct pa_diags *msgs)
+{
+	int rc;
+
+	parted_begin(msgs, NULL);
+	if (p->new_label != p->table.label || p->v[0].kind == PA_STEP_CREATE)
+		rc = stage_fresh(sh, p, name);
+	else
+		rc = stage_in_place(sh, p);
+	if (rc == 0 && !ped_disk_commit_to_dev(sh->staged))
+		rc = -EIO;
+	parted_end();
+	if (rc == 0)
+		sh->label = p->new_label;
+	return rc;
+}
+
+static int cmp_region(const void *a, const void *b)
+{
+	const struct pa_extent *x = a, *y = b;
+
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+int apply_shadow_regions(struct pa_shadow *sh, struct pa_extent **regs, size_t *n)
+{
+	struct pa_extent now[MAX_EBRS + 2];
+	struct pa_extent *all;
+	size_t nnow = 0, i, j, k = 0;
+	int rc;
+
+	rc = label_regions(sh, sh->label, now, sizeof(now) / sizeof(now[0]), &nnow);
+	if (rc < 0)
+		return rc;
+	all = calloc(nnow + sh->nold + 1, sizeof(*all));
+	if (!all)
+		return -ENOMEM;
+	/* old label sectors the new label does not reuse are cleared */
+	for (i = 0; i < sh->nold; i++) {
+		bool covered = false;
+		static const char zero[4096];
+
+		for (j = 0; j < nnow && !covered; j++)
+			covered = sh->old[i].off >= now[j].off &&
+				  sh->old[i].off + sh->old[i].len <= now[j].off + now[j].len;
+		if (covered)
+			continue;
+		if (sh->old[i].len <= sizeof(zero) &&
+		    pwrite(sh->memfd, zero, sh->old[i].len, (off_t)sh->old[i].off) < 0) {
+			free(all);
+			return -errno;
+		}
+		all[k++] = sh->old[i];
+	}
+	memcpy(all + k, now, nnow * sizeof(*now));
+	k += nnow;
+	qsort(all, k, sizeof(*all), cmp_region);
+	/* merge overlaps */
+	for (i = 0, j = 0; i < k; i++) {
+		if (j && all[i].off <= all[j - 1].off + all[j - 1].len) {
+			uint64_t end = all[i].off + all[i].len;
+
+			if (end > all[j - 1].off + all[j - 1].len)
+				all[j - 1].len = end - all[j - 1].off;
+		} else {
+			all[j++] = all[i];
+		}
+	}
+	*regs = all;
+	*n = j;
+	return 0;
+}
+
+int apply_shadow_read(struct pa_shadow *sh, const struct pa_extent *r, void **buf)
+{
+	void *b = malloc(r->len ? r->len : 1);
+	int rc;
+
+	if (!b)
+		return -ENOMEM;
+	rc = rd_fd(&sh->memfd, r->off, b, r->len);
+	if (rc < 0) {
+		free(b);
+		return rc;
+	}
+	*buf = b;
+	return 0;
+}

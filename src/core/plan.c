@@ -1,0 +1,402 @@
+/*
+ * Plan computation.  Partitions keep their on-disk order and their numbers;
+ * a partition already on the placement grain and clear of its predecessor
+ * stays where it is (so a second run changes nothing), every other one
+ * starts at the next grain boundary after the previous end.  Sizes are kept
+ * where the disk allows and rounded down to the grain otherwise.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/plan.h"
+#include "core/units.h"
+
+#define GPT_ENTRIES_BYTES (128u * 128u)
+#define MSDOS_MAX_SECTORS (1ull << 32)
+
+const char *plan_step_name(enum pa_step_kind k)
+{
+	switch (k) {
+	case PA_STEP_KEEP:
+		return "keep";
+	case PA_STEP_RECREATE:
+		return "recreate";
+	case PA_STEP_CREATE:
+		return "create";
+	case PA_STEP_DROP:
+		return "drop";
+	}
+	return "unknown";
+}
+
+const char *plan_label_name(enum pa_label l)
+{
+	switch (l) {
+	case PA_LABEL_GPT:
+		return "gpt";
+	case PA_LABEL_MSDOS:
+		return "dos";
+	case PA_LABEL_OTHER:
+		return "other";
+	case PA_LABEL_NONE:
+		break;
+	}
+	return "none";
+}
+
+void plan_label_range(enum pa_label label, uint64_t size, uint32_t logical,
+		      uint64_t *first, uint64_t *last)
+{
+	uint64_t entries = (GPT_ENTRIES_BYTES + logical - 1) / logical * logical;
+
+	if (label == PA_LABEL_MSDOS) {
+		*first = logical;
+		if (size / logical > MSDOS_MAX_SECTORS)
+			size = MSDOS_MAX_SECTORS * logical;
+		*last = size - 1;
+		return;
+	}
+	/* GPT: protective MBR, header, entries; at the end entries and header */
+	*first = 2ull * logical + entries;
+	*last = size > *first + logical + entries ? size - logical - entries - 1 : 0;
+}
+
+int plan_table_add(struct pa_table *t, const struct pa_entry *e)
+{
+	struct pa_entry *v = realloc(t->v, (t->n + 1) * sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	t->v = v;
+	t->v[t->n++] = *e;
+	return 0;
+}
+
+void plan_table_free(struct pa_table *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->n; i++) {
+		free(t->v[i].name);
+		free(t->v[i].type);
+		free(t->v[i].signature);
+	}
+	free(t->v);
+	free(t->signature);
+	t->v = NULL;
+	t->signature = NULL;
+	t->n = 0;
+}
+
+void plan_free(struct pa_plan *p)
+{
+	plan_table_free(&p->table);
+	free(p->v);
+	free(p->refusal);
+	memset(p, 0, sizeof(*p));
+}
+
+int plan_refuse(struct pa_plan *p, const char *fmt, ...)
+{
+	va_list ap;
+	int rc;
+
+	if (p->refusal)
+		return 0;
+	va_start(ap, fmt);
+	rc = vasprintf(&p->refusal, fmt, ap);
+	va_end(ap);
+	if (rc < 0) {
+		p->refusal = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static uint64_t gcd(uint64_t a, uint64_t b)
+{
+	while (b) {
+		uint64_t t = a % b;
+
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+static uint64_t lcm(uint64_t a, uint64_t b)
+{
+	if (!a)
+		return b;
+	if (!b)
+		return a;
+	return a / gcd(a, b) * b;
+}
+
+static int cmp_entry(const void *a, const void *b)
+{
+	const struct pa_entry *x = *(const struct pa_entry *const *)a;
+	const struct pa_entry *y = *(const struct pa_entry *const *)b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->num < y->num ? -1 : x->num > y->num;
+}
+
+static int add_step(struct pa_plan *p, const struct pa_step *s)
+{
+	struct pa_step *v = realloc(p->v, (p->n + 1) * sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	p->v = v;
+	p->v[p->n++] = *s;
+	return 0;
+}
+
+static void judge(const struct pa_topology *topo, const struct pa_plan_opts *o,
+		  uint64_t disk_size, uint64_t start, struct pa_check *c)
+{
+	align_check(topo, disk_size, PA_REGION_PART, start, &o->grain, false, 0, c);
+}
+
+/* fix --new: one partition from the first grain boundary to the last whole grain. */
+static int plan_new(struct pa_plan *p, const struct pa_topology *topo,
+		    const struct pa_plan_opts *o, uint64_t first, uint64_t last)
+{
+	const struct pa_table *t = &p->table;
+	uint64_t start = align_up(first, p->place_grain, p->place_offset);
+	uint64_t end = align_down(last + 1, p->place_grain, p->place_offset);
+	struct pa_step s = {.kind = PA_STEP_CREATE, .num = 1};
+	char a[32];
+
+	if (end <= start)
+		return plan_refuse(p, "too small for one %s-aligned partition",
+				   units_exact(p->place_grain, a, sizeof(a)));
+	s.new_start = start;
+	s.new_size = end - start;
+	if (t->label == PA_LABEL_GPT && t->n == 1 && t->v[0].start == start &&
+	    t->v[0].size == s.new_size) {
+		/* what an earlier fix --new made: nothing to do */
+		s.kind = PA_STEP_KEEP;
+		s.old = &t->v[0];
+		s.num = t->v[0].num;
+	} else if (t->label != PA_LABEL_NONE || t->n) {
+		return plan_refuse(p, "not blank: it has a %s partition table with %zu "
+				      "partition%s (use fix without --new)",
+				   plan_label_name(t->label), t->n, t->n == 1 ? "" : "s");
+	} else if (t->signature) {
+		p->destroys = true;
+		if (!o->discard_data)
+			return plan_refuse(p, "not blank: the whole device holds %s "
+					      "(--discard-data to wipe it)",
+					   t->signature);
+	}
+	judge(topo, o, t->disk_size, s.old ? s.old->start : start, &s.before);
+	judge(topo, o, t->disk_size, s.new_start, &s.after);
+	if (s.kind != PA_STEP_KEEP)
+		p->changes++;
+	return add_step(p, &s);
+}
+
+int plan_compute(struct pa_table *t, const struct pa_topology *topo,
+		 const struct pa_plan_opts *o, struct pa_plan *p)
+{
+	const struct pa_entry **order = NULL;
+	uint64_t first, last, cursor, policy;
+	const char *why;
+	char a[32], b[32];
+	size_t i, n = 0;
+	int rc = 0;
+
+	memset(p, 0, sizeof(*p));
+	p->table = *t;
+	memset(t, 0, sizeof(*t));
+	t = &p->table;
+
+	policy = align_policy_bytes(&o->grain, topo->logical);
+	if (!policy)
+		return plan_refuse(p, "policy grain %s is not a multiple of the %s logical sector",
+				   units_grain(&o->grain, a, sizeof(a)),
+				   units_exact(topo->logical, b, sizeof(b)));
+	if (topo->align_off < 0)
+		return plan_refuse(p, "the kernel reports alignment offset -1: no start can be "
+				      "aligned on this device stack");
+	/* one grain that satisfies the policy, the physical and the optimal checks */
+	p->place_grain = lcm(lcm(policy, align_physical_grain(topo)),
+			     align_optimal_usable(topo, t->disk_size, &why));
+	p->place_offset = (uint64_t)topo->align_off % p->place_grain;
+
+	if (o->new_disk)
+		p->new_label = PA_LABEL_GPT;
+	else if (t->label == PA_LABEL_MSDOS && o->keep_label)
+		p->new_label = PA_LABEL_MSDOS;
+	else
+		p->new_label = PA_LABEL_GPT;
+	plan_label_range(p->new_label, t->disk_size, topo->logical, &first, &last);
+
+	if (o->new_disk)
+		return plan_new(p, topo, o, first, last);
+	if (t->label == PA_LABEL_NONE)
+		return plan_refuse(p, "no partition table (fix --new partitions a blank disk)");
+	if (t->label == PA_LABEL_OTHER)
+		return plan_refuse(p, "partition table type not supported (only gpt and dos)");
+
+	order = calloc(t->n ? t->n : 1, sizeof(*order));
+	if (!order)
+		return -ENOMEM;
+	for (i = 0; i < t->n; i++) {
+		if (t->v[i].logical && p->new_label == PA_LABEL_MSDOS) {
+			rc = plan_refuse(p, "dos logical partitions cannot be kept in a dos table "
+					    "(drop --label keep to convert to gpt)");
+			goto out;
+		}
+		if (t->v[i].extended) {
+			struct pa_step s = {.kind = PA_STEP_DROP, .old = &t->v[i],
+					    .num = t->v[i].num};
+
+			if (p->new_label == PA_LABEL_MSDOS) {
+				rc = plan_refuse(p, "an empty dos extended partition cannot be "
+						    "kept (drop --label keep)");
+				goto out;
+			}
+			if ((rc = add_step(p, &s)) < 0)
+				goto out;
+			continue;
+		}
+		order[n++] = &t->v[i];
+	}
+	qsort(order, n, sizeof(*order), cmp_entry);
+
+	cursor = first;
+	for (i = 0; i < n; i++) {
+		const struct pa_entry *e = order[i];
+		struct pa_step s = {.old = e, .num = e->num};
+		uint64_t room;
+
+		if (align_distance(e->start, p->place_grain, p->place_offset) == 0 &&
+		    e->start >= cursor && e->start <= last)
+			s.new_start = e->start;
+		else
+			s.new_start = align_up(cursor, p->place_grain, p->place_offset);
+		s.new_size = e->size;
+		room = s.new_start <= last ? last + 1 - s.new_start : 0;
+		if (s.new_size > room) {
+			s.new_size = room / p->place_grain * p->place_grain;
+			s.resized = true;
+			if (s.new_size == 0) {
+				rc = plan_refuse(p, "partition %u does not fit: it needs %s more at "
+						    "the end of the disk",
+						 e->num,
+						 units_exact(e->size - room + p->place_grain, a,
+							     sizeof(a)));
+				goto out;
+			}
+		}
+		s.kind = s.new_start == e->start && s.new_size == e->size ? PA_STEP_KEEP
+									   : PA_STEP_RECREATE;
+		judge(topo, o, t->disk_size, e->start, &s.before);
+		judge(topo, o, t->disk_size, s.new_start, &s.after);
+		if (s.kind == PA_STEP_RECREATE) {
+			p->changes++;
+			if (e->signature)
+				p->destroys = true;
+		}
+		cursor = s.new_start + s.new_size;
+		if ((rc = add_step(p, &s)) < 0)
+			goto out;
+	}
+	if (p->destroys && !o->discard_data) {
+		for (i = 0; i < p->n; i++)
+			if (p->v[i].kind == PA_STEP_RECREATE && p->v[i].old->signature)
+				break;
+		rc = plan_refuse(p, "partition %u holds %s, which the fix would destroy "
+				    "(--discard-data to wipe it)",
+				 p->v[i].num, p->v[i].old->signature);
+	}
+out:
+	free(order);
+	return rc;
+}
+
+static int refuse_dev(char **out, const struct pa_dev *d)
+{
+	char *nl;
+
+	if (d->mountpoints && strcmp(d->mountpoints, "[SWAP]") == 0)
+		return asprintf(out, "%s is in use as swap", d->name) < 0 ? -ENOMEM : 1;
+	if (d->mountpoints) {
+		nl = strchr(d->mountpoints, '\n');
+		return asprintf(out, "%s is mounted on %.*s", d->name,
+				nl ? (int)(nl - d->mountpoints) : (int)strlen(d->mountpoints),
+				d->mountpoints) < 0
+			       ? -ENOMEM
+			       : 1;
+	}
+	return 0;
+}
+
+/* A holder that is one of @disk's own kpartx partitions is not a user. */
+static const char *foreign_holder(const struct pa_devlist *l, const struct pa_dev *d,
+				  const struct pa_dev *disk, char *buf, size_t len)
+{
+	const char *p = d->holders;
+
+	while (p && *p) {
+		size_t n = strcspn(p, " ");
+		struct pa_dev *h;
+
+		snprintf(buf, len, "%.*s", (int)n, p);
+		h = pa_devlist_find_name(l, buf);
+		if (!h || h->kind != PA_KIND_PART || h->disk != disk)
+			return buf;
+		p += n;
+		while (*p == ' ')
+			p++;
+	}
+	return NULL;
+}
+
+char *plan_refusal_in_use(const struct pa_devlist *l, const struct pa_dev *disk)
+{
+	char *out = NULL;
+	char buf[64];
+	const char *h;
+	size_t i;
+
+	if (disk->is_path) {
+		const struct pa_dev *m = disk->map;
+
+		if (asprintf(&out, "%s is a multipath path of %s%s%s%s: fix the map, not a path",
+			     disk->name, m ? m->name : "a map", m && m->dm_name ? " (/dev/mapper/" : "",
+			     m && m->dm_name ? m->dm_name : "", m && m->dm_name ? ")" : "") < 0)
+			return NULL;
+		return out;
+	}
+	if (refuse_dev(&out, disk) != 0)
+		return out;
+	if ((h = foreign_holder(l, disk, disk, buf, sizeof(buf))) &&
+	    asprintf(&out, "%s is held by %s (dm, md or LVM)", disk->name, h) >= 0)
+		return out;
+	for (i = 0; i < l->n; i++) {
+		const struct pa_dev *d = l->v[i];
+
+		if (d->disk != disk || d->kernel_missing)
+			continue;
+		if (refuse_dev(&out, d) != 0)
+			return out;
+		if (d->holders) {
+			if (asprintf(&out, "%s is held by %s (dm, md or LVM)", d->name,
+				     d->holders) < 0)
+				return NULL;
+			return out;
+		}
+	}
+	return NULL;
+}

@@ -1,0 +1,118 @@
+/*
+ * The plan: where each partition of one disk goes, and whether the disk may
+ * be touched at all.  Pure arithmetic on a plain description of the table;
+ * src/apply/ reads the table into these structs and carries the plan out.
+ * `plan` prints a plan, `fix` prints it and then passes the write gate.
+ *
+ * Ownership: plan_free() releases everything a struct pa_plan holds,
+ * including its table.
+ */
+#ifndef PARTALIGN_PLAN_H
+#define PARTALIGN_PLAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/align.h"
+#include "core/device.h"
+
+enum pa_label {
+	PA_LABEL_NONE = 0,
+	PA_LABEL_GPT,
+	PA_LABEL_MSDOS,
+	PA_LABEL_OTHER,
+};
+
+/* One partition table entry; positions in bytes. */
+struct pa_entry {
+	unsigned int num;
+	uint64_t start;
+	uint64_t size;
+	bool logical;      /* msdos logical partition */
+	bool extended;     /* msdos extended container */
+	char *name;        /* GPT name */
+	char *type;        /* GPT type GUID or msdos system id, for display */
+	char *signature;   /* what libblkid found at the start: xfs, LVM2_member... */
+};
+
+struct pa_table {
+	enum pa_label label;
+	uint64_t disk_size;    /* bytes */
+	uint32_t logical;      /* bytes per sector */
+	uint64_t first_usable; /* first byte a partition may use in the NEW label */
+	uint64_t last_usable;  /* last byte (inclusive) a partition may use */
+	char *signature;       /* no table: what the whole device holds */
+	size_t n;
+	struct pa_entry *v;
+};
+
+enum pa_step_kind {
+	PA_STEP_KEEP,     /* already on the grain: untouched */
+	PA_STEP_RECREATE, /* re-created at a new start; content not preserved */
+	PA_STEP_CREATE,   /* fix --new: a new partition on a blank disk */
+	PA_STEP_DROP,     /* msdos extended container, gone in GPT */
+};
+
+struct pa_step {
+	enum pa_step_kind kind;
+	const struct pa_entry *old; /* NULL for CREATE */
+	unsigned int num;
+	uint64_t new_start;
+	uint64_t new_size;
+	bool resized; /* size rounded down to fit */
+	struct pa_check before;
+	struct pa_check after;
+};
+
+struct pa_plan_opts {
+	struct pa_grain grain;
+	bool keep_label;   /* --label keep: an msdos table stays msdos */
+	bool new_disk;     /* fix --new */
+	bool discard_data; /* signatures may be destroyed */
+};
+
+struct pa_plan {
+	struct pa_table table;      /* the current table (owned) */
+	enum pa_label new_label;
+	uint64_t place_grain;       /* lcm(policy, physical, optimal) in bytes */
+	uint64_t place_offset;      /* the device alignment offset it is measured from */
+	size_t n;
+	struct pa_step *v;
+	unsigned int changes;       /* steps that are not KEEP */
+	char *refusal;              /* why the disk must not be touched; NULL if it may */
+	bool destroys;              /* some step overwrites a signature */
+};
+
+/* Usable byte range of a label on a disk of @size bytes with @logical sectors. */
+void plan_label_range(enum pa_label label, uint64_t size, uint32_t logical,
+		      uint64_t *first, uint64_t *last);
+
+/* Entry list helpers; the table owns the strings. */
+int plan_table_add(struct pa_table *t, const struct pa_entry *e);
+void plan_table_free(struct pa_table *t);
+
+/*
+ * Compute the plan for @t (moved into @p, which owns it afterwards) on a
+ * device of topology @topo.  Returns 0, or -ENOMEM.  A disk that cannot be
+ * planned (does not fit, unsupported layout) gets p->refusal, not an error.
+ */
+int plan_compute(struct pa_table *t, const struct pa_topology *topo,
+		 const struct pa_plan_opts *o, struct pa_plan *p);
+
+/*
+ * Refusals that depend only on what the scan saw: the disk or any of its
+ * partitions mounted, used as swap, held by dm/md/LVM, or a multipath path.
+ * Returns a malloc'd one-line reason, or NULL when none applies.
+ */
+char *plan_refusal_in_use(const struct pa_devlist *l, const struct pa_dev *disk);
+
+/* Set p->refusal (first one wins) from a printf format; -ENOMEM on failure. */
+int plan_refuse(struct pa_plan *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+void plan_free(struct pa_plan *p);
+
+const char *plan_step_name(enum pa_step_kind k);
+const char *plan_label_name(enum pa_label l);
+
+#endif
