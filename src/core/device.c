@@ -35,6 +35,9 @@ void pa_dev_free(struct pa_dev *d)
 	free(d->mountpoints);
 	free(d->paths);
 	free(d->backing_file);
+	free(d->id_serial);
+	free(d->id_wwn);
+	free(d->part_scheme);
 	free(d);
 }
 

@@ -69,6 +69,15 @@ struct pa_dev {
 	char *paths;       /* maps: space-separated path devices */
 	char *backing_file;
 
+	/*
+	 * Exact udev property values, as a rules file matches them (NULL when
+	 * the udev database has none).  Partitions inherit ID_SERIAL and ID_WWN
+	 * from their disk in udev's own rules.
+	 */
+	char *id_serial;   /* ID_SERIAL */
+	char *id_wwn;      /* ID_WWN */
+	char *part_scheme; /* ID_PART_ENTRY_SCHEME: "gpt", "dos" */
+
 	unsigned int nparts; /* wholes: number of partitions the kernel has */
 	bool is_path;        /* a multipath path device or a partition of one */
 

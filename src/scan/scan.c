@@ -173,7 +173,10 @@ static int fill_props(struct udev_device *u, struct pa_dev *d, const char *syspa
 	d->model = prop_dup(u, "ID_MODEL");
 	d->serial = prop_first(u, serial_keys);
 	d->wwn = prop_first(u, wwn_keys);
+	d->id_serial = prop_dup(u, "ID_SERIAL");
+	d->id_wwn = prop_dup(u, "ID_WWN");
 	if (part) {
+		d->part_scheme = prop_dup(u, "ID_PART_ENTRY_SCHEME");
 		d->part_name = prop_first(u, name_keys);
 		d->part_uuid = prop_dup(u, "ID_PART_ENTRY_UUID");
 		d->part_type = prop_dup(u, "ID_PART_ENTRY_TYPE");

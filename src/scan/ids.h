@@ -1,0 +1,31 @@
+/*
+ * What partalign rules and partalign udev need beyond the scan: a read-only
+ * libblkid probe of one device the user named (signature, partition entry),
+ * and a sysfs-only reading of one block device for the udev helper, which
+ * must stay fast and must not enumerate the host.
+ */
+#ifndef PARTALIGN_SCAN_IDS_H
+#define PARTALIGN_SCAN_IDS_H
+
+#include "core/device.h"
+
+/*
+ * Open @d read-only and probe it with libblkid.  *signature becomes the
+ * malloc'd type of what it holds ("xfs", "LVM2_member", "oracleasm"), the
+ * text "several signatures" when libblkid finds conflicting ones, or NULL.
+ * Fills what udev did not know: for a kernel partition part_uuid and
+ * part_scheme (libblkid reads the table of its disk, as udev's blkid builtin
+ * does), for a whole device pttype.  Returns 0, or -errno when the device
+ * cannot be opened or read.
+ */
+int scan_ids_probe(struct pa_dev *d, char **signature);
+
+/*
+ * sysfs only: the device /sys/class/block/@name ("sdb1", "dm-3") into @l,
+ * preceded by its disk when it is a partition (d->disk set, topology the
+ * disk's).  *out points into @l.  Returns 0, -EINVAL (not a kernel name),
+ * -ENOENT (no such device) or -errno.
+ */
+int scan_sysfs_read_one(const char *name, struct pa_devlist *l, struct pa_dev **out);
+
+#endif
