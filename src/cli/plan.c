@@ -399,16 +399,26 @@ static bool confirm(const struct job *j)
 	return line[0] == 'y' || line[0] == 'Y';
 }
 
-static void settle(void)
+/* Run a helper program; its exit status, or -1 when it could not run. */
+static int run_cmd(char *const argv[])
 {
-	char *argv[] = {"udevadm", "settle", "--timeout=30", NULL};
 	pid_t pid;
 	int st;
 
+	if (posix_spawnp(&pid, argv[0], NULL, NULL, argv, environ) != 0)
+		return -1;
+	if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st))
+		return -1;
+	return WEXITSTATUS(st);
+}
+
+static void settle(void)
+{
+	char *argv[] = {"udevadm", "settle", "--timeout=30", NULL};
+
 	if (access("/run/udev/control", F_OK) != 0)
 		return; /* no udevd: nothing to wait for */
-	if (posix_spawnp(&pid, "udevadm", NULL, NULL, argv, environ) == 0)
-		waitpid(pid, &st, 0);
+	run_cmd(argv);
 }
 
 static int wipe_steps(struct pa_writer *w, const struct job *j, bool after)
@@ -511,10 +521,17 @@ static int execute(const struct opts *o, struct job *j)
 	if (rc == 0 && !apply_kernel_matches(j->dev, kp, nk))
 		rc = -EBUSY;
 	if (rc == -EOPNOTSUPP) {
-		msg_err(j->dev->path, 0, "table written; update the partition maps with "
-					 "'kpartx -u %s'", j->dev->path);
-		j->result = "written, partition maps not updated";
-		status |= PA_EXIT_REBOOT;
+		/* a multipath map: its partitions are dm maps that kpartx keeps */
+		char *argv[] = {"kpartx", "-u", (char *)j->dev->path, NULL};
+
+		if (run_cmd(argv) == 0) {
+			j->result = "fixed, partition maps updated by kpartx";
+		} else {
+			msg_err(j->dev->path, 0, "table written; update the partition maps with "
+						 "'kpartx -u %s'", j->dev->path);
+			j->result = "written, partition maps not updated";
+			status |= PA_EXIT_REBOOT;
+		}
 	} else if (rc < 0) {
 		msg_err(j->dev->path, 0, "table written, but the kernel still uses the old one: "
 					 "reboot, or re-read the table when the disk is not in use");
