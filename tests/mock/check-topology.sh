@@ -70,12 +70,10 @@ expect_rc 4 "align-512-4K-63"
 expect sdb1 model scsi_debug
 expect sdb1 wwn naa.53333330000007d0
 expect sdb1 serial null
-# the partitions 7, 20487 and 40967 alone are aligned: exit 0
-for n in 1 3 4; do
-	mock_check scsi-debug-align63 -- /dev/sdb$n
-	expect_rows sdb$n
-	expect_rc 0 "/dev/sdb$n"
-done
+# the partitions at 7, 20487 and 40967 alone are aligned: exit 0
+mock_check scsi-debug-align63 -- /dev/sdb1 /dev/sdb3 /dev/sdb4
+expect_rows sdb1 sdb3 sdb4
+expect_rc 0 "/dev/sdb1 /dev/sdb3 /dev/sdb4"
 
 # --- optimal I/O size 0xffff sectors: ignored ---------------------------------
 # sdc1 at sector 4096 (2 MiB): physical and policy ok, optimal n/a.
