@@ -19,6 +19,9 @@ for b in "$MOCK_BEDS"/*.umockdev; do
 	all_beds+=("${b%.umockdev}")
 done
 [ ${#all_beds[@]} -ge 10 ] || fail "testbeds missing: ${all_beds[*]}"
+# All testbeds load together (no device number or name twice) and their
+# stacking links resolve.
+mock_links_resolve "${all_beds[@]}"
 
 # --seccomp-bpf stops the tracee only for the traced calls: much faster.
 strace_opts=(-f -qq)

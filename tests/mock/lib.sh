@@ -10,6 +10,16 @@
 #
 # Expected values are worked out here and in the tests from the testbed
 # parameters, never taken from partalign's output.
+#
+# What umockdev 0.17 fakes, and what not:
+# - stat() of a node made by an N: line is a block device with the A: dev
+#   number, so 'check /dev/sda' works; a node reached through an S: symlink
+#   (/dev/disk/by-id/..., /dev/mapper/NAME) stats as device 0:0, so those
+#   names cannot be tested here.
+# - /sys/dev/block/MAJ:MIN links are made only for sysfs paths containing
+#   "/block/"; nvme-4kn.umockdev adds its own with L: lines.
+# - /run is not redirected (see mock_isolation); /proc is the host's, so
+#   mount points are never asserted.
 
 need_cmd umockdev-run jq
 
@@ -191,6 +201,17 @@ expect_part() {
 	if [ "$o" = ok ]; then expect_no_reason "$name" optimal:; else expect_reason "$name" optimal:; fi
 	if [ "$q" = ok ]; then expect_no_reason "$name" policy:; else expect_reason "$name" policy:; fi
 	if [ "$calc" = ooo ]; then expect "$name" reason null; fi
+}
+
+# mock_links_resolve BED...: every holders/, slaves/ and device link of the
+# testbeds resolves, as in a real sysfs.
+mock_links_resolve() {
+	mock_run "$@" -- sh -c 'for l in /sys/class/block/*/holders/* \
+		/sys/class/block/*/slaves/* /sys/class/block/*/device; do
+		if [ -L "$l" ]; then readlink -e "$l" >/dev/null || echo "$l"; fi
+	done'
+	assert_eq 0 "$MOCK_RC" "testbed links: $(cat "$T_TMP/err")"
+	[ ! -s "$T_TMP/out" ] || fail "testbed links that resolve nowhere: $(cat "$T_TMP/out")"
 }
 
 # Exit status 4 exactly when some row of the last output is misaligned.
