@@ -80,9 +80,15 @@ expect_rc 0 "/dev/sdf"
 mock_check multipath -- /dev/dm-1
 expect_rows dm-1
 expect_rc 0 "/dev/dm-1"
+# A partition of a path is never checked.  (Today the answer is no row at
+# all and exit 0; a row of type path with n/a verdicts would do as well.)
 mock_check multipath -- /dev/sdf1
-expect_rows
-expect_rc 0 "/dev/sdf1"
+for n in $MOCK_ROWS; do
+	expect $n type path
+	expect $n physical n/a
+	expect $n policy n/a
+done
+[ "$MOCK_RC" != 4 ] || fail "/dev/sdf1: exit 4"
 mock_check multipath -- /dev/sde /dev/sdf
 expect_rows sde sdf
 expect_rc 0 "/dev/sde /dev/sdf"

@@ -22,6 +22,7 @@
 #   mount points are never asserted.
 
 need_cmd umockdev-run jq
+[ -x "$PARTALIGN" ] || fail "no partalign binary at $PARTALIGN"
 
 MOCK_BEDS="$top_srcdir/tests/mock/testbeds"
 POLICY_DEFAULT=2097152
