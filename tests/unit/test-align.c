@@ -22,11 +22,11 @@ static struct pa_topology topo(uint32_t logical, uint32_t physical, uint32_t min
 			       uint32_t opt_io, int64_t align_off)
 {
 	struct pa_topology t = {
-		.logical = logical,
-		.physical = physical,
-		.min_io = min_io,
-		.opt_io = opt_io,
-		.align_off = align_off,
+	    .logical = logical,
+	    .physical = physical,
+	    .min_io = min_io,
+	    .opt_io = opt_io,
+	    .align_off = align_off,
 	};
 	return t;
 }
@@ -75,7 +75,7 @@ static void test_util_linux_512_4k_63(void **state)
 	assert_int_equal(c.kalign_predicted, 3584);
 }
 
-/* parted tests/t9030-align-check.sh: starts 60..69 on the same disk, only 63 is aligned. */
+/* parted tests/t9030-align-check.sh: starts 60..69 there, only 63 is aligned. */
 static void test_parted_t9030(void **state)
 {
 	struct pa_topology t = topo(512, 4096, 4096, 0, 3584);
@@ -129,9 +129,9 @@ static void test_optimal_0xffff(void **state)
 		uint32_t logical, physical, opt;
 		const char *shown;
 	} cases[] = {
-		{512, 512, 0xffffu * 512, "33553920"},
-		{512, 4096, 0xffffu * 512, "33553920"},
-		{4096, 4096, 0xffffu * 4096, "268431360"},
+	    {512, 512, 0xffffu * 512, "33553920"},
+	    {512, 4096, 0xffffu * 512, "33553920"},
+	    {4096, 4096, 0xffffu * 4096, "268431360"},
 	};
 	const char *why;
 	struct pa_check c;
@@ -175,12 +175,14 @@ static void test_align_offset_minus_one(void **state)
 		assert_int_equal(c.kalign_predicted, -1);
 	}
 	/* the kernel agreeing on -1 is no extra mismatch */
-	align_check(&t, DEV_SIZE, PA_REGION_PART, 4 * MiB, &PA_GRAIN_DEFAULT, true, -1, &c);
+	align_check(&t, DEV_SIZE, PA_REGION_PART, 4 * MiB, &PA_GRAIN_DEFAULT, true, -1,
+		    &c);
 	assert_false(c.kalign_mismatch);
 	assert_int_equal(c.physical, PA_VERDICT_MISALIGNED);
 }
 
-static void expect_optimal_ignored(struct pa_topology t, uint64_t dev_size, bool explained)
+static void expect_optimal_ignored(struct pa_topology t, uint64_t dev_size,
+				   bool explained)
 {
 	struct pa_grain g = PA_GRAIN_DEFAULT;
 	const char *why = "unset";
@@ -245,11 +247,13 @@ static void expect3(const struct pa_topology *t, uint64_t start, enum pa_verdict
 	check_part(t, start, &c);
 	if (c.physical != phys || c.optimal != opt || c.policy != pol) {
 		print_error("start %" PRIu64 " on %" PRIu32 "/%" PRIu32 " min %" PRIu32
-			    " opt %" PRIu32 " off %" PRId64 ": got %s/%s/%s, want %s/%s/%s (%s)\n",
-			    start, t->logical, t->physical, t->min_io, t->opt_io, t->align_off,
-			    pa_verdict_name(c.physical), pa_verdict_name(c.optimal),
-			    pa_verdict_name(c.policy), pa_verdict_name(phys),
-			    pa_verdict_name(opt), pa_verdict_name(pol), c.reason);
+			    " opt %" PRIu32 " off %" PRId64
+			    ": got %s/%s/%s, want %s/%s/%s (%s)\n",
+			    start, t->logical, t->physical, t->min_io, t->opt_io,
+			    t->align_off, pa_verdict_name(c.physical),
+			    pa_verdict_name(c.optimal), pa_verdict_name(c.policy),
+			    pa_verdict_name(phys), pa_verdict_name(opt),
+			    pa_verdict_name(pol), c.reason);
 		fail();
 	}
 	if (phys == PA_VERDICT_OK && opt == PA_VERDICT_OK && pol == PA_VERDICT_OK)
@@ -298,9 +302,9 @@ static void test_optimal_raid_stripe(void **state)
 	check_part(&t, 0, &c);
 	assert_int_equal(c.opt_grain, 196608);
 	assert_int_equal(c.phys_grain, 65536);
-	expect3(&t, 6 * MiB, OK, OK, OK);          /* 32 stripes */
-	expect3(&t, 196608 * 32, OK, OK, OK);      /* the same */
-	expect3(&t, 1 * MiB, OK, BAD, BAD);        /* 16 chunks, 5 1/3 stripes */
+	expect3(&t, 6 * MiB, OK, OK, OK);     /* 32 stripes */
+	expect3(&t, 196608 * 32, OK, OK, OK); /* the same */
+	expect3(&t, 1 * MiB, OK, BAD, BAD);   /* 16 chunks, 5 1/3 stripes */
 	expect3(&t, 2 * MiB, OK, BAD, OK);
 	expect3(&t, 196608, OK, OK, BAD);
 	expect3(&t, 196608 + 4096, BAD, BAD, BAD); /* inside a chunk */
@@ -488,63 +492,78 @@ static int64_t linux_alignment_offset(const struct pa_topology *t, uint64_t star
 	return (int64_t)((gran + (uint64_t)t->align_off - start % gran) % gran);
 }
 
+/* Every start around a few bases on one topology; counts what it saw. */
+static void kernel_offset_starts(const struct pa_topology *t, size_t *checked,
+				 size_t *aligned)
+{
+	static const uint64_t bases[] = {0, 1 * GiB, 3 * TiB + 7 * 512,
+					 (1ull << 50) + 4096};
+	struct pa_grain g = PA_GRAIN_DEFAULT;
+	uint64_t gran = t->physical > t->min_io ? t->physical : t->min_io;
+	size_t bi;
+
+	for (bi = 0; bi < sizeof(bases) / sizeof(bases[0]); bi++) {
+		uint64_t end = bases[bi] + 2 * gran + 3 * t->logical;
+		uint64_t s;
+
+		for (s = bases[bi]; s < end; s += t->logical) {
+			int64_t want = linux_alignment_offset(t, s);
+			int64_t got = align_kernel_offset(t, s);
+			struct pa_check c;
+
+			if (got != want) {
+				print_error("%" PRIu32 "/%" PRIu32 " min %" PRIu32
+					    " off %" PRId64 " start %" PRIu64
+					    ": kernel %" PRId64 ", got %" PRId64 "\n",
+					    t->logical, t->physical, t->min_io,
+					    t->align_off, s, want, got);
+				fail();
+			}
+			align_check(t, DEV_SIZE, PA_REGION_PART, s, &g, true, want, &c);
+			assert_false(c.kalign_mismatch);
+			assert_true(c.kalign_predicted_known);
+			assert_int_equal(c.kalign_predicted, want);
+			assert_int_equal(c.physical, want == 0 ? OK : BAD);
+			*aligned += want == 0;
+
+			/* any other value the kernel could report */
+			align_check(t, DEV_SIZE, PA_REGION_PART, s, &g, true, want + 512,
+				    &c);
+			assert_true(c.kalign_mismatch);
+			assert_int_equal(c.physical, BAD);
+			assert_contains(c.reason, "alignment_offset");
+			(*checked)++;
+		}
+	}
+}
+
 static void test_kernel_offset_formula(void **state)
 {
 	static const uint32_t logicals[] = {512, 4096};
 	static const uint32_t physicals[] = {512, 4096, 8192, 16384};
 	static const uint32_t min_ios[] = {0, 512, 4096, 65536, 196608, 524288};
-	static const uint64_t bases[] = {0, 1 * GiB, 3 * TiB + 7 * 512, (1ull << 50) + 4096};
-	size_t li, pi, mi, bi, checked = 0, aligned = 0;
-	struct pa_grain g = PA_GRAIN_DEFAULT;
+	size_t li, pi, mi, checked = 0, aligned = 0;
 
-	for (li = 0; li < 2; li++)
-	for (pi = 0; pi < sizeof(physicals) / sizeof(physicals[0]); pi++)
-	for (mi = 0; mi < sizeof(min_ios) / sizeof(min_ios[0]); mi++) {
-		uint32_t lg = logicals[li], ph = physicals[pi], mio = min_ios[mi];
-		uint64_t gran, off;
+	for (li = 0; li < sizeof(logicals) / sizeof(logicals[0]); li++) {
+		for (pi = 0; pi < sizeof(physicals) / sizeof(physicals[0]); pi++) {
+			for (mi = 0; mi < sizeof(min_ios) / sizeof(min_ios[0]); mi++) {
+				uint32_t lg = logicals[li], ph = physicals[pi];
+				uint32_t mio = min_ios[mi];
+				uint32_t step = ph / 8 > lg ? ph / 8 : lg;
+				uint32_t off;
 
-		if (ph < lg || (mio && mio % lg))
-			continue;
-		gran = ph > mio ? ph : mio;
-		/* the kernel keeps offsets below the physical block size */
-		for (off = 0; off < ph; off += ph / 8 > lg ? ph / 8 : lg) {
-			struct pa_topology t = topo(lg, ph, mio, 0, (int64_t)off);
+				if (ph < lg || (mio && mio % lg))
+					continue;
+				/* kernel offsets stay below the physical block */
+				for (off = 0; off < ph; off += step) {
+					struct pa_topology t = topo(lg, ph, mio, 0, off);
 
-			for (bi = 0; bi < sizeof(bases) / sizeof(bases[0]); bi++) {
-				uint64_t s;
-
-				for (s = bases[bi]; s < bases[bi] + 2 * gran + 3 * lg; s += lg) {
-					int64_t want = linux_alignment_offset(&t, s);
-					int64_t got = align_kernel_offset(&t, s);
-					struct pa_check c;
-
-					if (got != want) {
-						print_error("%u/%u min %u off %" PRIu64
-							    " start %" PRIu64
-							    ": kernel %" PRId64 ", got %" PRId64 "\n",
-							    lg, ph, mio, off, s, want, got);
-						fail();
-					}
-					align_check(&t, DEV_SIZE, PA_REGION_PART, s, &g, true,
-						    want, &c);
-					assert_false(c.kalign_mismatch);
-					assert_true(c.kalign_predicted_known);
-					assert_int_equal(c.kalign_predicted, want);
-					assert_int_equal(c.physical, want == 0 ? OK : BAD);
-					aligned += want == 0;
-
-					/* any other value the kernel could report */
-					align_check(&t, DEV_SIZE, PA_REGION_PART, s, &g, true,
-						    want + 512, &c);
-					assert_true(c.kalign_mismatch);
-					assert_int_equal(c.physical, BAD);
-					assert_contains(c.reason, "alignment_offset");
-					checked++;
+					kernel_offset_starts(&t, &checked, &aligned);
 				}
 			}
 		}
 	}
-	/* the loop really ran, and saw both outcomes */
+	/* the loops really ran, and saw both outcomes */
 	assert_true(checked > 10000);
 	assert_true(aligned > 100 && aligned < checked);
 }
@@ -665,8 +684,9 @@ static void test_round_edges(void **state)
 /* Many values, checked against the definitions in the header. */
 static void test_round_properties(void **state)
 {
-	static const uint64_t grains[] = {1, 512, 4096, 196608, 1 * MiB, 33553920,
-					  1ull << 40, (1ull << 62) + 3, 1ull << 63};
+	static const uint64_t grains[] = {
+	    1,	       512, 4096, 196608, 1 * MiB, 33553920, 1ull << 40, (1ull << 62) + 3,
+	    1ull << 63};
 	uint64_t x = 0x9e3779b97f4a7c15ull;
 	size_t gi;
 	int i;
@@ -688,11 +708,12 @@ static void test_round_properties(void **state)
 			up = r ? from + (g - r) : from;
 			down = r <= from ? from - r : 0;
 
-			if (align_up(from, g, off) != up || align_down(from, g, off) != down ||
+			if (align_up(from, g, off) != up ||
+			    align_down(from, g, off) != down ||
 			    align_distance(from, g, off) != up - from) {
-				print_error("from %" PRIu64 " grain %" PRIu64 " off %" PRIu64
-					    ": up %" PRIu64 "/%" PRIu64 " down %" PRIu64
-					    "/%" PRIu64 "\n",
+				print_error("from %" PRIu64 " grain %" PRIu64
+					    " off %" PRIu64 ": up %" PRIu64 "/%" PRIu64
+					    " down %" PRIu64 "/%" PRIu64 "\n",
 					    from, g, off, align_up(from, g, off), up,
 					    align_down(from, g, off), down);
 				fail();
@@ -709,10 +730,10 @@ static void test_check_dev_kinds(void **state)
 		enum pa_kind kind;
 		enum pa_region region; /* what the kind is checked as */
 	} kinds[] = {
-		{PA_KIND_DISK, PA_REGION_WHOLE},   {PA_KIND_LOOP, PA_REGION_WHOLE},
-		{PA_KIND_MPATH, PA_REGION_WHOLE},  {PA_KIND_MD, PA_REGION_WHOLE},
-		{PA_KIND_LVM, PA_REGION_STACKED},  {PA_KIND_CRYPT, PA_REGION_STACKED},
-		{PA_KIND_DM, PA_REGION_STACKED},
+	    {PA_KIND_DISK, PA_REGION_WHOLE},  {PA_KIND_LOOP, PA_REGION_WHOLE},
+	    {PA_KIND_MPATH, PA_REGION_WHOLE}, {PA_KIND_MD, PA_REGION_WHOLE},
+	    {PA_KIND_LVM, PA_REGION_STACKED}, {PA_KIND_CRYPT, PA_REGION_STACKED},
+	    {PA_KIND_DM, PA_REGION_STACKED},
 	};
 	struct pa_grain g = PA_GRAIN_DEFAULT;
 	struct pa_check c;
@@ -802,28 +823,28 @@ static void test_check_dev_partition(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_verdict_names),
-		cmocka_unit_test(test_util_linux_512_4k_63),
-		cmocka_unit_test(test_parted_t9030),
-		cmocka_unit_test(test_512e_no_offset),
-		cmocka_unit_test(test_optimal_0xffff),
-		cmocka_unit_test(test_align_offset_minus_one),
-		cmocka_unit_test(test_optimal_ignored),
-		cmocka_unit_test(test_optimal_usable),
-		cmocka_unit_test(test_optimal_valid),
-		cmocka_unit_test(test_optimal_raid_stripe),
-		cmocka_unit_test(test_optimal_with_offset),
-		cmocka_unit_test(test_4kn),
-		cmocka_unit_test(test_policy_grain),
-		cmocka_unit_test(test_whole_device),
-		cmocka_unit_test(test_stacked),
-		cmocka_unit_test(test_kernel_offset_formula),
-		cmocka_unit_test(test_kernel_mismatch),
-		cmocka_unit_test(test_physical_grain),
-		cmocka_unit_test(test_round_edges),
-		cmocka_unit_test(test_round_properties),
-		cmocka_unit_test(test_check_dev_kinds),
-		cmocka_unit_test(test_check_dev_partition),
+	    cmocka_unit_test(test_verdict_names),
+	    cmocka_unit_test(test_util_linux_512_4k_63),
+	    cmocka_unit_test(test_parted_t9030),
+	    cmocka_unit_test(test_512e_no_offset),
+	    cmocka_unit_test(test_optimal_0xffff),
+	    cmocka_unit_test(test_align_offset_minus_one),
+	    cmocka_unit_test(test_optimal_ignored),
+	    cmocka_unit_test(test_optimal_usable),
+	    cmocka_unit_test(test_optimal_valid),
+	    cmocka_unit_test(test_optimal_raid_stripe),
+	    cmocka_unit_test(test_optimal_with_offset),
+	    cmocka_unit_test(test_4kn),
+	    cmocka_unit_test(test_policy_grain),
+	    cmocka_unit_test(test_whole_device),
+	    cmocka_unit_test(test_stacked),
+	    cmocka_unit_test(test_kernel_offset_formula),
+	    cmocka_unit_test(test_kernel_mismatch),
+	    cmocka_unit_test(test_physical_grain),
+	    cmocka_unit_test(test_round_edges),
+	    cmocka_unit_test(test_round_properties),
+	    cmocka_unit_test(test_check_dev_kinds),
+	    cmocka_unit_test(test_check_dev_partition),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

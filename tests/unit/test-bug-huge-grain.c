@@ -28,7 +28,7 @@ static void test_grain_above_2_63(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_grain_above_2_63),
+	    cmocka_unit_test(test_grain_above_2_63),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -22,7 +22,7 @@ static void test_sector_unit_any_case(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_sector_unit_any_case),
+	    cmocka_unit_test(test_sector_unit_any_case),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -127,13 +127,14 @@ static void test_parse_roundtrip(void **state)
 
 	for (i = 0; i < sizeof(u) / sizeof(u[0]); i++) {
 		for (e = 0; e + u[i].shift < 64; e++) {
-			snprintf(buf, sizeof(buf), "%" PRIu64 "%s", (uint64_t)1 << e, u[i].unit);
+			snprintf(buf, sizeof(buf), "%" PRIu64 "%s", (uint64_t)1 << e,
+				 u[i].unit);
 			expect_grain(buf, (uint64_t)1 << (e + u[i].shift), false);
 		}
 		/* 2^64 bytes in this unit */
 		if (u[i].shift) {
-			snprintf(buf, sizeof(buf), "%" PRIu64 "%s", (uint64_t)1 << (64 - u[i].shift),
-				 u[i].unit);
+			snprintf(buf, sizeof(buf), "%" PRIu64 "%s",
+				 (uint64_t)1 << (64 - u[i].shift), u[i].unit);
 			expect_refused(buf, -ERANGE);
 		}
 	}
@@ -205,8 +206,8 @@ static void test_parse_then_print(void **state)
 	static const struct {
 		const char *in, *out;
 	} cases[] = {
-		{"2MiB", "2 MiB"}, {"8s", "8 sectors"}, {"1MB", "1000000 B"},
-		{"4kB", "4000 B"}, {"1024KiB", "1 MiB"}, {"4096B", "4 KiB"},
+	    {"2MiB", "2 MiB"}, {"8s", "8 sectors"},  {"1MB", "1000000 B"},
+	    {"4kB", "4000 B"}, {"1024KiB", "1 MiB"}, {"4096B", "4 KiB"},
 	};
 	char buf[64];
 	struct pa_grain g;
@@ -221,14 +222,14 @@ static void test_parse_then_print(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_parse_units),
-		cmocka_unit_test(test_parse_case),
-		cmocka_unit_test(test_parse_refused),
-		cmocka_unit_test(test_parse_roundtrip),
-		cmocka_unit_test(test_exact),
-		cmocka_unit_test(test_exact_short_buffer),
-		cmocka_unit_test(test_grain_text),
-		cmocka_unit_test(test_parse_then_print),
+	    cmocka_unit_test(test_parse_units),
+	    cmocka_unit_test(test_parse_case),
+	    cmocka_unit_test(test_parse_refused),
+	    cmocka_unit_test(test_parse_roundtrip),
+	    cmocka_unit_test(test_exact),
+	    cmocka_unit_test(test_exact_short_buffer),
+	    cmocka_unit_test(test_grain_text),
+	    cmocka_unit_test(test_parse_then_print),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

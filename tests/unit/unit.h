@@ -25,8 +25,8 @@
 		const char *h_ = (hay);                                                  \
 		const char *n_ = (needle);                                               \
 		if (!h_ || !strstr(h_, n_)) {                                            \
-			print_error("\"%s\" does not contain \"%s\"\n", h_ ? h_ : "(null)", \
-				    n_);                                                 \
+			print_error("\"%s\" does not contain \"%s\"\n",                  \
+				    h_ ? h_ : "(null)", n_);                             \
 			fail();                                                          \
 		}                                                                        \
 	} while (0)
