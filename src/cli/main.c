@@ -1,28 +1,73 @@
 /*
  * partalign: find, plan and fix misaligned partitions; name Oracle ASM disks.
  * The dispatcher: global options, then one function per subcommand.
+ *
+ * This file builds two programs.  `partalign` has every command that reads
+ * (check, rules, udev, provision) and does not link libparted: Debian's
+ * libparted runs "dmidecode" from a constructor when it is loaded, which an
+ * audit that promises to read no device must not do.  The commands that
+ * change partition tables (plan, fix, restore) live in `partalign-apply`
+ * (built with PA_APPLY_BINARY), which `partalign` runs in its place.
  */
 #include "config.h"
 
+#include <errno.h>
+#include <libgen.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "core/exitcodes.h"
 
+#ifdef PA_APPLY_BINARY
+#define READER(fn) NULL
+#define WRITER(fn) fn
+#else
+#define READER(fn) fn
+#define WRITER(fn) NULL
+#endif
+
 static const struct {
 	const char *name;
-	int (*fn)(int argc, char **argv);
+	int (*fn)(int argc, char **argv); /* NULL: the other program has it */
 	const char *help;
 } commands[] = {
-	{"check", cmd_check, "report the alignment of every partition (the audit)"},
-	{"plan", cmd_plan, "show what fix would change on each disk (dry run)"},
-	{"fix", cmd_fix, "re-create partitions on the policy grain"},
-	{"restore", cmd_restore, "write a partition-table backup back to its disk"},
-	{"rules", cmd_rules, "write udev rules naming Oracle ASM disks"},
-	{"provision", cmd_provision, "kickstart/Ansible entry: partition, check, name"},
-	{"udev", cmd_udev, "alignment state of one partition, for the shipped udev rule"},
+	{"check", READER(cmd_check), "report the alignment of every partition (the audit)"},
+	{"plan", WRITER(cmd_plan), "show what fix would change on each disk (dry run)"},
+	{"fix", WRITER(cmd_fix), "re-create partitions on the policy grain"},
+	{"restore", WRITER(cmd_restore), "write a partition-table backup back to its disk"},
+	{"rules", READER(cmd_rules), "write udev rules naming Oracle ASM disks"},
+	{"provision", READER(cmd_provision), "kickstart/Ansible entry: partition, check, name"},
+	{"udev", READER(cmd_udev), "alignment state of one partition, for the shipped udev rule"},
 };
+
+/*
+ * Run the other program with the same arguments: the one beside this
+ * executable (a build tree), else the installed one.
+ */
+static int run_other(char **argv)
+{
+#ifdef PA_APPLY_BINARY
+	const char *other = "partalign", *installed = PA_SBINDIR "/partalign";
+#else
+	const char *other = "partalign-apply", *installed = PA_PKGLIBEXECDIR "/partalign-apply";
+#endif
+	char self[PATH_MAX], path[PATH_MAX + 32];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	if (n > 0) {
+		self[n] = '\0';
+		snprintf(path, sizeof(path), "%s/%s", dirname(self), other);
+		if (access(path, X_OK) == 0)
+			execv(path, argv);
+	}
+	execv(installed, argv);
+	msg_err(NULL, errno, "cannot run %s", installed);
+	return PA_EXIT_ERROR;
+}
 
 static void usage(FILE *f)
 {
@@ -53,6 +98,9 @@ int main(int argc, char **argv)
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (strcmp(argv[1], commands[i].name) == 0) {
 			char prog[64];
+
+			if (!commands[i].fn)
+				return run_other(argv);
 
 			/* getopt names the program by argv[0]: "partalign check: ..." */
 			snprintf(prog, sizeof(prog), "%s %s", PA_PROG, commands[i].name);

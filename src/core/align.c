@@ -88,7 +88,9 @@ uint64_t align_policy_bytes(const struct pa_grain *g, uint32_t logical)
 /* (start - offset) mod grain, computed without underflow */
 static uint64_t residue(uint64_t start, uint64_t grain, uint64_t offset)
 {
-	return (start % grain + grain - offset % grain) % grain;
+	uint64_t s = start % grain, o = offset % grain;
+
+	return s >= o ? s - o : grain - (o - s);
 }
 
 uint64_t align_distance(uint64_t start, uint64_t grain, uint64_t offset)

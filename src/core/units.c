@@ -54,7 +54,8 @@ int units_parse_grain(const char *s, struct pa_grain *g)
 	if (*p || v == 0 || unit == p)
 		return -EINVAL;
 
-	if (strncmp(unit, "s", 1) == 0 && (unit[1] == '\0' || isspace((unsigned char)unit[1]))) {
+	if ((unit[0] == 's' || unit[0] == 'S') &&
+	    (unit[1] == '\0' || isspace((unsigned char)unit[1]))) {
 		g->value = v;
 		g->sectors = true;
 		return 0;

@@ -1,5 +1,5 @@
 /*
- * Known bug, listed in XFAIL_TESTS: parted reads unit names in any case, so
+ * Regression test of a fixed bug: parted reads unit names in any case, so
  * "8S" means 8 sectors, but units_parse_grain() compares the sector unit
  * case-sensitively and refuses it.  When this test starts to pass (XPASS),
  * move its case into test-units.c and drop it from XFAIL_TESTS.

@@ -1,5 +1,5 @@
 /*
- * Known bug, listed in XFAIL_TESTS: align_distance(), align_up() and
+ * Regression test of a fixed bug: align_distance(), align_up() and
  * align_down() compute start % grain + grain, which wraps for grains above
  * 2^63 once start % grain is large too.  No real disk gets there (a policy
  * such as "10000000TiB" parses to such a grain, but starts stay far below),
