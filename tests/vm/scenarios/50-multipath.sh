@@ -1,0 +1,78 @@
+# A dm-multipath map over two virtio-scsi paths to one image (disks.conf
+# serial pa-mpath), made with dmsetup as multipathd would (DM_UUID
+# mpath-<wwid>), with kpartx-style linear partition maps (part<N>-mpath-<wwid>)
+# read from the map's own GPT.  The partitions are checked on the map, at the
+# start the dm table gives; the sdX paths are type "path" with n/a verdicts,
+# and the kernel's partitions of the paths are not checked twice.
+
+label=mpath
+set -- $(vm_disks_by_serial pa-mpath)
+[ $# -eq 2 ] || vm_fatal "expected two paths with serial pa-mpath, found $#: $*"
+p1=$1 p2=$2
+wwid=$(vm_udev_prop "/dev/$p1" ID_SERIAL)
+[ -n "$wwid" ] && [ "$wwid" = "$(vm_udev_prop "/dev/$p2" ID_SERIAL)" ] ||
+	vm_fatal "the paths $p1 and $p2 have no common ID_SERIAL"
+vm_topology "$p1" "$label-path" "512 4096 - - 0"
+
+# The table is written through one path; the other re-reads it, as both do at
+# boot on a real server, so the kernel has partitions on both paths.
+vm_layout "$p1" "$label-path" || vm_fatal "cannot partition $p1"
+blockdev --rereadpt "/dev/$p2"
+vm_settle
+[ "$(vm_kernel_parts "$p2" | wc -l)" = "$(vm_kernel_parts "$p1" | wc -l)" ] ||
+	vm_fatal "$p2 does not show the partitions written through $p1"
+
+sectors=$(cat "/sys/block/$p1/size")
+dmsetup create pa-mpath --uuid "mpath-$wwid" --table \
+	"0 $sectors multipath 0 0 1 1 round-robin 0 2 1 /dev/$p1 1000 /dev/$p2 1000" ||
+	vm_fatal "dmsetup create of the multipath map failed"
+vm_settle
+map=$(vm_dm_by_name pa-mpath)
+[ -n "$map" ] || vm_fatal "no dm device for the map pa-mpath"
+[ -e "/sys/block/$map/slaves/$p1" ] && [ -e "/sys/block/$map/slaves/$p2" ] ||
+	vm_fatal "$map does not hold $p1 and $p2"
+vm_pass "$label/map" "$map (mpath-$wwid) over $p1 and $p2"
+
+# kpartx: one linear map per partition of the map's table
+majmin=$(cat "/sys/block/$map/dev")
+lbs=$(cat "/sys/block/$map/queue/logical_block_size")
+sfdisk -d "/dev/$map" | sed -n 's/^[^:]*[^0-9]\([0-9][0-9]*\) : start= *\([0-9]*\), size= *\([0-9]*\),.*/\1 \2 \3/p' >/tmp/mpath.parts
+[ -s /tmp/mpath.parts ] || vm_fatal "sfdisk -d /dev/$map found no partitions"
+while read -r n start size; do
+	dmsetup create "pa-mpath-part$n" --uuid "part$n-mpath-$wwid" --table \
+		"0 $((size * lbs / 512)) linear $majmin $((start * lbs / 512))" ||
+		vm_fatal "dmsetup create of pa-mpath-part$n failed"
+done </tmp/mpath.parts
+vm_settle
+
+# the expected start of each kpartx partition comes from its dm table
+parts=
+while read -r n start size; do
+	dm=$(vm_dm_by_name "pa-mpath-part$n")
+	[ -n "$dm" ] || vm_fatal "no dm device for pa-mpath-part$n"
+	set -- $(dmsetup table "pa-mpath-part$n")
+	[ "$3" = linear ] || vm_fatal "pa-mpath-part$n: unexpected table $*"
+	parts="$parts$dm $(($5 * 512)) $(cat "/sys/block/$dm/alignment_offset")
+"
+done </tmp/mpath.parts
+vm_check "$map" "$label" "$parts"
+
+# the paths: listed as paths of the map, not checked, their partitions hidden
+if vm_run_check "/dev/$p1" "/dev/$p2"; then
+	rows=$(for r in $(awk -F '\t' '$2 == "name" { print $1 }' "$VM_ROWS"); do
+		echo "$r $(vm_json "$r" type) $(vm_json "$r" physical) $(vm_json "$r" optimal) $(vm_json "$r" policy)"
+	done | sort | tr '\n' ';')
+	want=$(printf '%s path n/a n/a n/a\n' "$p1" "$p2" | sort | tr '\n' ';')
+	if [ "$rows" = "$want" ] && [ "$VM_RC" = 0 ]; then
+		vm_pass "$label/paths" "$p1 and $p2: type path, verdicts n/a, exit 0"
+	else
+		vm_fail "$label/paths" "expected '$want' and exit 0, got '$rows' and exit $VM_RC"
+	fi
+	reason=$(vm_json "$p1" reason)
+	case $reason in
+	*"$map"*) vm_pass "$label/path-reason" "$p1: $reason" ;;
+	*) vm_fail "$label/path-reason" "$p1's reason does not name the map $map: $reason" ;;
+	esac
+else
+	vm_fail "$label/paths" "partalign check --json on the paths gave no JSON (exit $VM_RC)"
+fi
