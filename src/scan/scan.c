@@ -264,7 +264,7 @@ static int add_device(struct udev_device *u, struct pa_devlist *out)
 			d->kind = PA_KIND_DISK;
 		}
 	}
-	if (fill_props(u, d, syspath, part) < 0 || read_holders(syspath, d) < 0)
+	if (fill_props(u, d, syspath, part || d->kind == PA_KIND_PART) < 0 || read_holders(syspath, d) < 0)
 		goto fail;
 	rc = pa_devlist_add(out, d);
 	if (rc == 0)
