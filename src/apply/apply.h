@@ -93,6 +93,8 @@ void apply_backup_free(struct pa_backup *b);
 struct pa_writer;
 int apply_gate_open(struct pa_disk *d, struct pa_writer **w);
 void apply_gate_close(struct pa_writer *w);
+/* The gate's O_RDWR|O_DIRECT descriptor, for bulk data moves (move.c); owned by @w. */
+int apply_gate_direct_fd(const struct pa_writer *w);
 
 /*
  * Write @n regions with contents @bufs in the crash-safe order: regions

@@ -67,6 +67,11 @@ void apply_gate_close(struct pa_writer *w)
 	free(w);
 }
 
+int apply_gate_direct_fd(const struct pa_writer *w)
+{
+	return w->dfd;
+}
+
 static int io_all(int fd, void *buf, uint64_t len, uint64_t off, bool write)
 {
 	uint64_t done = 0;

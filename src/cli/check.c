@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/move-cli.h"
 #include "core/exitcodes.h"
 #include "core/units.h"
 #include "scan/scan.h"
@@ -549,6 +550,7 @@ int cmd_check(int argc, char **argv)
 		status |= PA_EXIT_ERROR;
 		goto out;
 	}
+	status |= cli_move_warn_pending(&devs, argv + optind, argc - optind);
 	tb = out_table_new(&oo, "devices", columns, sel, nsel);
 	if (!tb) {
 		msg_err(NULL, ENOMEM, "cannot create the output table");

@@ -78,5 +78,6 @@ int cmd_restore(int argc, char **argv);
 int cmd_rules(int argc, char **argv);
 int cmd_provision(int argc, char **argv);
 int cmd_udev(int argc, char **argv);
+int cmd_resume(int argc, char **argv);
 
 #endif

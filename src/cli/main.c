@@ -39,6 +39,7 @@ static const struct {
 	{"plan", WRITER(cmd_plan), "show what fix would change on each disk (dry run)"},
 	{"fix", WRITER(cmd_fix), "re-create partitions on the policy grain"},
 	{"restore", WRITER(cmd_restore), "write a partition-table backup back to its disk"},
+	{"resume", WRITER(cmd_resume), "finish an interrupted fix --move-data"},
 	{"rules", READER(cmd_rules), "write udev rules naming Oracle ASM disks"},
 	{"provision", READER(cmd_provision), "kickstart/Ansible entry: partition, check, name"},
 	{"udev", READER(cmd_udev), "alignment state of one partition, for the shipped udev rule"},

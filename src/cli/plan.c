@@ -18,6 +18,7 @@
 
 #include "apply/apply.h"
 #include "cli/cli.h"
+#include "cli/move-cli.h"
 #include "core/exitcodes.h"
 #include "core/plan.h"
 #include "core/units.h"
@@ -103,6 +104,7 @@ struct opts {
 	int wait_ms;
 	struct pa_plan_opts plan;
 	struct out_opts out;
+	struct cli_move_opts move; /* --move-data: journal, --verify, --quiet */
 };
 
 struct job {
@@ -115,6 +117,7 @@ struct job {
 	bool kernel_stale; /* the kernel's partitions differ from the table */
 	char *backup;
 	const char *result;
+	struct pa_mover *mv; /* --move-data: the journal, once opened or created */
 };
 
 static void job_free(struct job *j)
@@ -124,6 +127,7 @@ static void job_free(struct job *j)
 		apply_disk_close(&j->disk);
 	plan_free(&j->plan);
 	free(j->backup);
+	move_free(j->mv);
 }
 
 static void set_verdicts(struct libscols_line *ln, size_t i, int col, const struct pa_check *c)
@@ -357,6 +361,8 @@ static int prepare(const struct opts *o, const struct pa_devlist *l, const char 
 			j->kernel_stale = kernel_stale(l, dev, &t);
 			rc = plan_compute(&t, &dev->topo, &o->plan, &j->plan);
 		}
+		if (rc == 0)
+			rc = cli_move_prepare(&o->move, &o->plan, dev, &j->plan, &j->mv);
 	}
 	if (rc < 0) {
 		msg_diags(&msgs);
@@ -369,9 +375,12 @@ static int prepare(const struct opts *o, const struct pa_devlist *l, const char 
 	if (inuse)
 		rc = refuse_first(&j->plan, inuse);
 	free(inuse);
+	if (rc == 0)
+		rc = cli_move_check_location(&o->move, &o->plan, l, dev, &j->plan);
 	if (rc == 0 && !j->plan.refusal && j->plan.changes) {
 		/* plan and fix both stage: libparted must accept the new table */
-		rc = apply_table_stage(j->sh, &j->plan, o->name, &msgs);
+		rc = o->plan.move_data ? move_table_stage(j->sh, &j->plan, &msgs)
+				       : apply_table_stage(j->sh, &j->plan, o->name, &msgs);
 		if (rc < 0) {
 			msg_diags(&msgs);
 			msg_err(dev->path, -rc, "libparted refused the new table");
@@ -496,6 +505,14 @@ static int execute(const struct opts *o, struct job *j)
 		status = PA_EXIT_ERROR;
 		goto out;
 	}
+	if (o->plan.move_data) {
+		status = cli_move_run(&o->move, j->dev, &j->disk, &j->plan, &j->mv, w,
+				      o->out.format == OUT_TABLE);
+		if (status != PA_EXIT_OK) {
+			j->result = "move interrupted";
+			goto out;
+		}
+	}
 	if (j->plan.changes) {
 		if (o->plan.discard_data && wipe_steps(w, j, false) < 0) {
 			status = PA_EXIT_ERROR | PA_EXIT_MISALIGNED;
@@ -516,6 +533,7 @@ static int execute(const struct opts *o, struct job *j)
 		}
 	}
 	status = PA_EXIT_CHANGED;
+	cli_move_done(j->dev, j->mv);
 	rc = apply_kernel_sync(&j->disk, j->dev, kp, nk, &msgs);
 	msg_diags(&msgs);
 	if (rc == 0 && !apply_kernel_matches(j->dev, kp, nk))
@@ -567,6 +585,10 @@ static void usage(FILE *f, bool fix)
 		"      --new             partition a blank disk: one partition, grain to grain\n"
 		"      --name NAME       GPT name of the partition made by --new\n"
 		"      --discard-data    allow destroying signatures, and wipe them\n"
+		"      --move-data       move misaligned partitions' data to aligned starts\n"
+		"      --journal DIR     where --move-data keeps its journal (default %s)\n"
+		"      --verify          --move-data: re-read the moved data, compare checksums\n"
+		"  -q, --quiet           --move-data: no progress on the terminal\n"
 		"%s"
 		"      --backup-dir DIR  where table backups go (default %s/backup)\n"
 		"      --wait SECONDS    wait this long for the disk lock (default 10)\n"
@@ -585,6 +607,7 @@ static void usage(FILE *f, bool fix)
 		fix ? "Re-create the partitions of each DEVICE on the policy grain as GPT.\n"
 		      "Refuses disks in use or holding data; saves the table first.\n"
 		    : "Show what 'partalign fix' would change on each DEVICE.  Writes nothing.\n",
+		move_journal_dir_default(),
 		fix ? "  -y, --yes             do not ask for confirmation\n" : "",
 		PA_STATEDIR, fix ? "1 fixed, 2 written but the kernel has the old table,\n" : "",
 		fix ? "left (refused or partly done)" : "to fix (or refused)");
@@ -592,13 +615,18 @@ static void usage(FILE *f, bool fix)
 
 static int parse(int argc, char **argv, struct opts *o)
 {
-	enum { OPT_LABEL = 256, OPT_NEW, OPT_NAME, OPT_DISCARD, OPT_BACKUP, OPT_WAIT, OPT_COLS };
+	enum { OPT_LABEL = 256, OPT_NEW, OPT_NAME, OPT_DISCARD, OPT_BACKUP, OPT_WAIT, OPT_COLS,
+	       OPT_MOVE, OPT_JOURNAL, OPT_VERIFY };
 	static const struct option longopts[] = {
 		{"align", required_argument, NULL, 'a'},
 		{"label", required_argument, NULL, OPT_LABEL},
 		{"new", no_argument, NULL, OPT_NEW},
 		{"name", required_argument, NULL, OPT_NAME},
 		{"discard-data", no_argument, NULL, OPT_DISCARD},
+		{"move-data", no_argument, NULL, OPT_MOVE},
+		{"journal", required_argument, NULL, OPT_JOURNAL},
+		{"verify", no_argument, NULL, OPT_VERIFY},
+		{"quiet", no_argument, NULL, 'q'},
 		{"yes", no_argument, NULL, 'y'},
 		{"backup-dir", required_argument, NULL, OPT_BACKUP},
 		{"wait", required_argument, NULL, OPT_WAIT},
@@ -616,7 +644,7 @@ static int parse(int argc, char **argv, struct opts *o)
 	long v;
 	int c;
 
-	while ((c = getopt_long(argc, argv, o->fix ? "a:yJPrnbo:h" : "a:JPrnbo:h", longopts,
+	while ((c = getopt_long(argc, argv, o->fix ? "a:yqJPrnbo:h" : "a:qJPrnbo:h", longopts,
 				NULL)) != -1) {
 		if (out_parse_opt(c, optarg, &o->out))
 			continue;
@@ -645,6 +673,18 @@ static int parse(int argc, char **argv, struct opts *o)
 			break;
 		case OPT_DISCARD:
 			o->plan.discard_data = true;
+			break;
+		case OPT_MOVE:
+			o->plan.move_data = true;
+			break;
+		case OPT_JOURNAL:
+			o->move.journal_dir = optarg;
+			break;
+		case OPT_VERIFY:
+			o->move.verify = true;
+			break;
+		case 'q':
+			o->move.quiet = true;
 			break;
 		case 'y':
 			if (!o->fix) {
@@ -675,6 +715,10 @@ static int parse(int argc, char **argv, struct opts *o)
 			usage(stderr, o->fix);
 			return PA_EXIT_USAGE;
 		}
+	}
+	if (o->plan.move_data && (o->plan.new_disk || o->plan.discard_data)) {
+		msg_err(NULL, 0, "--move-data keeps the data: not with --new or --discard-data");
+		return PA_EXIT_USAGE;
 	}
 	if (o->name && !o->plan.new_disk) {
 		msg_err(NULL, 0, "--name goes with --new");
@@ -747,7 +791,7 @@ static int run(int argc, char **argv, bool fix)
 			msg_err(j->dev->path, 0, "refused: %s", j->plan.refusal);
 			j->result = "refused";
 			status |= st;
-		} else if (!j->plan.changes && !j->kernel_stale) {
+		} else if (!j->plan.changes && !j->kernel_stale && !j->mv) {
 			j->result = "nothing to do";
 		} else {
 			if (o.out.format == OUT_TABLE) {

@@ -31,6 +31,8 @@ const char *plan_step_name(enum pa_step_kind k)
 		return "create";
 	case PA_STEP_DROP:
 		return "drop";
+	case PA_STEP_MOVE:
+		return "move";
 	}
 	return "unknown";
 }
@@ -205,6 +207,105 @@ static int plan_new(struct pa_plan *p, const struct pa_topology *topo,
 	return add_step(p, &s);
 }
 
+/*
+ * --move-data: every partition keeps its table entry and size; a misaligned
+ * one gets the nearest aligned start the free space allows -- backward when
+ * that stays clear of its predecessor (as moved), forward otherwise.  A
+ * forward move pushes the cursor, so whatever follows is checked against
+ * it, and a refusal says how much room is missing and where.
+ */
+static int plan_moves(struct pa_plan *p, const struct pa_topology *topo,
+		      const struct pa_plan_opts *o, uint64_t first, uint64_t last)
+{
+	const struct pa_table *t = &p->table;
+	const uint64_t g = p->place_grain, off = p->place_offset;
+	const struct pa_entry **order = calloc(t->n ? t->n : 1, sizeof(*order));
+	uint64_t cursor = first, short_before = 0;
+	const struct pa_step *prev = NULL;
+	char a[32], b[32];
+	size_t i, n = 0;
+	int rc = 0;
+
+	if (!order)
+		return -ENOMEM;
+	for (i = 0; i < t->n; i++) {
+		const struct pa_entry *e = &t->v[i];
+		struct pa_step s = {.kind = PA_STEP_KEEP, .old = e, .num = e->num,
+				    .new_start = e->start, .new_size = e->size};
+
+		if (!e->logical) {
+			order[n++] = e;
+			continue;
+		}
+		if (align_distance(e->start, g, off) != 0) {
+			rc = plan_refuse(p, "partition %u is a dos logical partition: --move-data "
+					    "moves primary and GPT partitions only", e->num);
+			goto out;
+		}
+		judge(topo, o, t->disk_size, e->start, &s.before);
+		s.after = s.before;
+		if ((rc = add_step(p, &s)) < 0)
+			goto out;
+	}
+	qsort(order, n, sizeof(*order), cmp_entry);
+
+	for (i = 0; i < n; i++) {
+		const struct pa_entry *e = order[i];
+		struct pa_step s = {.kind = PA_STEP_KEEP, .old = e, .num = e->num,
+				    .new_start = e->start, .new_size = e->size};
+		uint64_t down;
+
+		if (e->extended || align_distance(e->start, g, off) == 0) {
+			if (e->start < cursor) {
+				/* the previous partition moved forward into this one */
+				rc = plan_refuse(p, "no room to move partition %u to an aligned start: "
+						    "free %s after partition %u%s%s%s",
+						 prev ? prev->num : 0,
+						 units_exact(cursor - e->start, a, sizeof(a)),
+						 prev ? prev->num : 0, short_before ? " (or " : "",
+						 short_before ? units_exact(short_before, b, sizeof(b))
+							      : "",
+						 short_before ? " before it)" : "");
+				goto out;
+			}
+			short_before = 0;
+		} else {
+			down = align_down(e->start, g, off);
+			short_before = 0;
+			if (down >= cursor) {
+				s.new_start = down;
+			} else {
+				if (down >= first)
+					short_before = cursor - down;
+				s.new_start = align_up(e->start > cursor ? e->start : cursor, g, off);
+			}
+			s.kind = PA_STEP_MOVE;
+			p->changes++;
+		}
+		judge(topo, o, t->disk_size, e->start, &s.before);
+		judge(topo, o, t->disk_size, s.new_start, &s.after);
+		cursor = s.new_start + s.new_size;
+		if ((rc = add_step(p, &s)) < 0)
+			goto out;
+		prev = &p->v[p->n - 1];
+	}
+	if (prev && cursor > last + 1) {
+		if (prev->kind == PA_STEP_MOVE)
+			rc = plan_refuse(p, "no room to move partition %u to an aligned start: grow "
+					    "the LUN by %s%s%s%s",
+					 prev->num, units_exact(cursor - last - 1, a, sizeof(a)),
+					 short_before ? " (or free " : "",
+					 short_before ? units_exact(short_before, b, sizeof(b)) : "",
+					 short_before ? " before it)" : "");
+		else
+			rc = plan_refuse(p, "partition %u ends %s beyond the last usable byte",
+					 prev->num, units_exact(cursor - last - 1, a, sizeof(a)));
+	}
+out:
+	free(order);
+	return rc;
+}
+
 int plan_compute(struct pa_table *t, const struct pa_topology *topo,
 		 const struct pa_plan_opts *o, struct pa_plan *p)
 {
@@ -233,7 +334,9 @@ int plan_compute(struct pa_table *t, const struct pa_topology *topo,
 			     align_optimal_usable(topo, t->disk_size, &why));
 	p->place_offset = (uint64_t)topo->align_off % p->place_grain;
 
-	if (o->new_disk)
+	if (o->move_data && !o->new_disk)
+		p->new_label = t->label; /* the data moves, the table only changes starts */
+	else if (o->new_disk)
 		p->new_label = PA_LABEL_GPT;
 	else if (t->label == PA_LABEL_MSDOS && o->keep_label)
 		p->new_label = PA_LABEL_MSDOS;
@@ -247,6 +350,8 @@ int plan_compute(struct pa_table *t, const struct pa_topology *topo,
 		return plan_refuse(p, "no partition table (fix --new partitions a blank disk)");
 	if (t->label == PA_LABEL_OTHER)
 		return plan_refuse(p, "partition table type not supported (only gpt and dos)");
+	if (o->move_data)
+		return plan_moves(p, topo, o, first, last);
 
 	order = calloc(t->n ? t->n : 1, sizeof(*order));
 	if (!order)

@@ -52,6 +52,7 @@ enum pa_step_kind {
 	PA_STEP_RECREATE, /* re-created at a new start; content not preserved */
 	PA_STEP_CREATE,   /* fix --new: a new partition on a blank disk */
 	PA_STEP_DROP,     /* msdos extended container, gone in GPT */
+	PA_STEP_MOVE,     /* --move-data: content moved to the new start, entry kept */
 };
 
 struct pa_step {
@@ -70,6 +71,7 @@ struct pa_plan_opts {
 	bool keep_label;   /* --label keep: an msdos table stays msdos */
 	bool new_disk;     /* fix --new */
 	bool discard_data; /* signatures may be destroyed */
+	bool move_data;    /* move misaligned partitions' content; label and sizes kept */
 };
 
 struct pa_plan {

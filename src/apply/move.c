@@ -1,0 +1,985 @@
+/*
+ * The data mover of fix --move-data (see move.h and core/journal.h).
+ *
+ * One move at a time.  Three threads share a few chunk buffers, each
+ * handling the chunks strictly in processing order:
+ *   reader  pread()s a chunk's source (O_DIRECT) and checksums it;
+ *   saver   (save moves only) writes it to its ring slot in the journal and
+ *           fdatasync()s the journal, batching what is ready;
+ *   writer  pwrite()s it to its destination (O_DIRECT) once the rules
+ *           allow: a saved chunk at once, otherwise only when every chunk
+ *           whose source the write overwrites is durably recorded.
+ * The calling thread records progress (checkpoints): it notes how many
+ * chunks are written, fdatasync()s the disk, writes their checksums and a
+ * progress record to the journal and fdatasync()s it; only then may the
+ * threads overwrite the sources of those chunks or reuse their ring slots.
+ * Memory: NBUF chunk buffers and CRC_CAP pending checksums, whatever the
+ * partition size.
+ */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "apply/move.h"
+
+#define NBUF 4
+#define CRC_CAP 4096u           /* checksums of chunks written but not yet recorded */
+#define CKPT_EVERY_NS 2000000000LL /* also record progress this often */
+#define HDR_MAX (1u << 20)
+
+struct pa_mover {
+	char *path;
+	char *dir;
+	int fd;  /* buffered: header, progress, checksums */
+	int dfd; /* O_DIRECT when the file system allows: the data ring */
+	struct pa_journal j;
+	struct pa_jprog prog; /* the last durable progress record */
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int pio(int fd, void *buf, size_t len, uint64_t off, bool wr)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t n = wr ? pwrite(fd, (char *)buf + done, len - done, (off_t)(off + done))
+			       : pread(fd, (char *)buf + done, len - done, (off_t)(off + done));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return -EIO;
+		done += (size_t)n;
+	}
+	return 0;
+}
+
+static int sync_fd(int fd)
+{
+	return fdatasync(fd) < 0 ? -errno : 0;
+}
+
+static int fsync_dir(const char *dir)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int rc = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (fsync(fd) < 0)
+		rc = -errno;
+	close(fd);
+	return rc;
+}
+
+static int mkdirs(const char *dir)
+{
+	char *s = strdup(dir), *p;
+	int rc = 0;
+
+	if (!s)
+		return -ENOMEM;
+	for (p = s + 1;; p++) {
+		if (*p && *p != '/')
+			continue;
+		char c = *p;
+
+		*p = '\0';
+		if (mkdir(s, 0700) < 0 && errno != EEXIST) {
+			rc = -errno;
+			break;
+		}
+		*p = c;
+		if (!c)
+			break;
+	}
+	free(s);
+	return rc;
+}
+
+static char *dir_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (!slash)
+		return strdup(".");
+	if (slash == path)
+		return strdup("/");
+	return strndup(path, (size_t)(slash - path));
+}
+
+/* ---- where does the journal live ---- */
+
+static bool devno_on_disk(const struct pa_devlist *l, const struct pa_dev *whole, unsigned int ma,
+			  unsigned int mi, const struct pa_dev **hit)
+{
+	const struct pa_dev *d = pa_devlist_find_devno(l, ma, mi);
+
+	if (d && (d == whole || d->disk == whole)) {
+		*hit = d;
+		return true;
+	}
+	return false;
+}
+
+static int read_devno(const char *file, unsigned int *ma, unsigned int *mi)
+{
+	FILE *f = fopen(file, "re");
+	int ok;
+
+	if (!f)
+		return -errno;
+	ok = fscanf(f, "%u:%u", ma, mi) == 2;
+	fclose(f);
+	return ok ? 0 : -EINVAL;
+}
+
+/* The block device a st_dev of major 0 (btrfs and friends) is mounted from. */
+static bool mount_source(dev_t dev, unsigned int *ma, unsigned int *mi)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	char *line = NULL;
+	size_t cap = 0;
+	bool found = false;
+
+	if (!f)
+		return false;
+	while (!found && getline(&line, &cap, f) > 0) {
+		unsigned int a, b;
+		char *sep, src[4096];
+		struct stat st;
+
+		if (sscanf(line, "%*u %*u %u:%u", &a, &b) != 2 || a != major(dev) || b != minor(dev))
+			continue;
+		sep = strstr(line, " - ");
+		if (!sep || sscanf(sep, " - %*s %4095s", src) != 1)
+			continue;
+		if (stat(src, &st) == 0 && S_ISBLK(st.st_mode)) {
+			*ma = major(st.st_rdev);
+			*mi = minor(st.st_rdev);
+			found = true;
+		}
+	}
+	free(line);
+	fclose(f);
+	return found;
+}
+
+/* Is block device ma:mi @whole, one of its partitions, or stacked on them? */
+static bool stacked_on(const struct pa_devlist *l, const struct pa_dev *whole, unsigned int ma,
+		       unsigned int mi, int depth, const struct pa_dev **hit)
+{
+	char dir[128], p[PATH_MAX];
+	struct dirent *de;
+	struct stat st;
+	bool found = false;
+	FILE *f;
+	DIR *dd;
+
+	if (depth > 16)
+		return false;
+	if (devno_on_disk(l, whole, ma, mi, hit))
+		return true;
+	snprintf(dir, sizeof(dir), "/sys/dev/block/%u:%u/slaves", ma, mi);
+	if ((dd = opendir(dir))) {
+		while (!found && (de = readdir(dd))) {
+			unsigned int a, b;
+
+			if (de->d_name[0] == '.')
+				continue;
+			snprintf(p, sizeof(p), "%s/%s/dev", dir, de->d_name);
+			if (read_devno(p, &a, &b) == 0)
+				found = stacked_on(l, whole, a, b, depth + 1, hit);
+		}
+		closedir(dd);
+	}
+	/* a loop device: where its backing file lives */
+	snprintf(p, sizeof(p), "/sys/dev/block/%u:%u/loop/backing_file", ma, mi);
+	if (!found && (f = fopen(p, "re"))) {
+		char file[PATH_MAX];
+
+		if (fgets(file, sizeof(file), f)) {
+			file[strcspn(file, "\n")] = '\0';
+			if (stat(file, &st) == 0)
+				found = stacked_on(l, whole, major(st.st_dev), minor(st.st_dev),
+						   depth + 1, hit);
+		}
+		fclose(f);
+	}
+	return found;
+}
+
+int move_journal_on_disk(const char *dir, const struct pa_devlist *l, const struct pa_dev *whole,
+			 char **where)
+{
+	char *p = strdup(dir);
+	const struct pa_dev *hit = NULL;
+	unsigned int ma, mi;
+	struct stat st;
+
+	if (!p)
+		return -ENOMEM;
+	/* the directory may not exist yet: its nearest existing parent decides */
+	while (stat(p, &st) < 0) {
+		char *up;
+
+		if (errno != ENOENT || strcmp(p, "/") == 0 || strcmp(p, ".") == 0) {
+			int rc = -errno;
+
+			free(p);
+			return rc;
+		}
+		up = dir_of(p);
+		free(p);
+		if (!up)
+			return -ENOMEM;
+		p = up;
+	}
+	free(p);
+	ma = major(st.st_dev);
+	mi = minor(st.st_dev);
+	if (ma == 0 && !mount_source(st.st_dev, &ma, &mi))
+		return 0; /* tmpfs, or a source we cannot name: not a block device */
+	if (!stacked_on(l, whole, ma, mi, 0, &hit))
+		return 0;
+	*where = strdup(hit->path);
+	return *where ? 1 : -ENOMEM;
+}
+
+/* ---- the journal file ---- */
+
+static void mover_close(struct pa_mover *m)
+{
+	if (m->fd >= 0)
+		close(m->fd);
+	if (m->dfd >= 0 && m->dfd != m->fd)
+		close(m->dfd);
+	m->fd = m->dfd = -1;
+}
+
+void move_free(struct pa_mover *m)
+{
+	if (!m)
+		return;
+	mover_close(m);
+	journal_free(&m->j);
+	free(m->path);
+	free(m->dir);
+	free(m);
+}
+
+const struct pa_journal *move_journal(const struct pa_mover *m)
+{
+	return &m->j;
+}
+
+const char *move_path(const struct pa_mover *m)
+{
+	return m->path;
+}
+
+uint64_t move_remaining(const struct pa_mover *m)
+{
+	uint64_t left = 0;
+	size_t k;
+
+	for (k = m->prog.move; k < m->j.n; k++)
+		left += m->j.v[k].len;
+	if (m->prog.move < m->j.n) {
+		uint64_t d = m->prog.done * m->j.chunk;
+
+		left -= d < m->j.v[m->prog.move].len ? d : m->j.v[m->prog.move].len;
+	}
+	return left;
+}
+
+static struct pa_mover *mover_new(const char *path)
+{
+	struct pa_mover *m = calloc(1, sizeof(*m));
+
+	if (!m)
+		return NULL;
+	m->fd = m->dfd = -1;
+	m->path = strdup(path);
+	m->dir = dir_of(path);
+	if (!m->path || !m->dir) {
+		move_free(m);
+		return NULL;
+	}
+	return m;
+}
+
+/* The data ring wants O_DIRECT; a file system without it (tmpfs) gets buffered I/O. */
+static int open_direct(struct pa_mover *m)
+{
+	if (!m->j.ring) {
+		m->dfd = m->fd;
+		return 0;
+	}
+	m->dfd = open(m->path, O_RDWR | O_DIRECT | O_CLOEXEC);
+	if (m->dfd < 0 && errno == EINVAL)
+		m->dfd = m->fd;
+	return m->dfd < 0 ? -errno : 0;
+}
+
+/* The CRC-32 of the checksum table entries [0, n) of move @k, as on file. */
+static int table_crc(struct pa_mover *m, size_t k, uint64_t n, uint32_t *crc)
+{
+	unsigned char buf[4096];
+	uint64_t pos = journal_crc_pos(&m->j, k, 0), left = n * 4;
+	int rc;
+
+	*crc = 0;
+	while (left) {
+		size_t len = left < sizeof(buf) ? (size_t)left : sizeof(buf);
+
+		rc = pio(m->fd, buf, len, pos, false);
+		if (rc < 0)
+			return rc;
+		*crc = journal_crc32(*crc, buf, len);
+		pos += len;
+		left -= len;
+	}
+	return 0;
+}
+
+/* The newest progress record whose checksum table agrees with it. */
+static int load_progress(struct pa_mover *m)
+{
+	unsigned char *buf = malloc(2 * PA_JOURNAL_BLOCK);
+	struct pa_jprog r[2];
+	bool ok[2];
+	int rc, i, best = -1;
+
+	if (!buf)
+		return -ENOMEM;
+	rc = pio(m->fd, buf, 2 * PA_JOURNAL_BLOCK, m->j.prog_off, false);
+	for (i = 0; i < 2 && rc == 0; i++) {
+		uint32_t crc;
+
+		ok[i] = journal_prog_decode(buf + i * PA_JOURNAL_BLOCK, m->j.nonce, &r[i]) == 0 &&
+			r[i].move <= m->j.n &&
+			(r[i].move == m->j.n || r[i].done <= journal_nchunks(&m->j, r[i].move));
+		if (ok[i] && r[i].move < m->j.n) {
+			rc = table_crc(m, r[i].move, r[i].done, &crc);
+			ok[i] = rc == 0 && crc == r[i].crcs;
+		}
+		if (ok[i] && (best < 0 || r[i].seq > r[best].seq))
+			best = i;
+	}
+	free(buf);
+	if (rc < 0)
+		return rc;
+	if (best < 0)
+		return -EBADMSG;
+	m->prog = r[best];
+	return 0;
+}
+
+int move_open(const char *path, struct pa_mover **out)
+{
+	struct pa_mover *m = mover_new(path);
+	char *buf = NULL;
+	size_t have = 0, cap = 0;
+	int rc;
+
+	if (!m)
+		return -ENOMEM;
+	m->fd = open(path, O_RDWR | O_CLOEXEC);
+	if (m->fd < 0) {
+		rc = -errno;
+		goto fail;
+	}
+	/* the header ends with "end\n" and a NUL within its padded blocks */
+	do {
+		char *nb;
+		ssize_t n;
+
+		cap += PA_JOURNAL_BLOCK;
+		nb = realloc(buf, cap);
+		if (!nb) {
+			rc = -ENOMEM;
+			goto fail;
+		}
+		buf = nb;
+		n = pread(m->fd, buf + have, cap - have, (off_t)have);
+		if (n <= 0) {
+			rc = n < 0 ? -errno : -EBADMSG;
+			goto fail;
+		}
+		have += (size_t)n;
+	} while (!memchr(buf, '\0', have) && have < HDR_MAX);
+	rc = journal_parse(buf, have, &m->j);
+	if (rc == 0)
+		rc = open_direct(m);
+	if (rc == 0)
+		rc = load_progress(m);
+	if (rc < 0)
+		goto fail;
+	free(buf);
+	*out = m;
+	return 0;
+fail:
+	free(buf);
+	move_free(m);
+	return rc;
+}
+
+static int write_prog(struct pa_mover *m, const struct pa_jprog *r)
+{
+	unsigned char buf[PA_JOURNAL_BLOCK];
+	int rc;
+
+	journal_prog_encode(r, m->j.nonce, buf);
+	rc = pio(m->fd, buf, sizeof(buf), m->j.prog_off + (r->seq % 2) * PA_JOURNAL_BLOCK, true);
+	return rc < 0 ? rc : sync_fd(m->fd);
+}
+
+int move_create(const char *path, const struct pa_plan *p, const char *device, const char *id,
+		uint64_t chunk, struct pa_mover **out)
+{
+	struct pa_mover *m = mover_new(path);
+	unsigned char rec[PA_JOURNAL_BLOCK];
+	char *hdr = NULL, *tmp = NULL;
+	struct pa_jprog first = {.seq = 1};
+	uint64_t nonce = 0;
+	struct stat st;
+	int fd = -1, rc;
+
+	if (!m)
+		return -ENOMEM;
+	if (getrandom(&nonce, sizeof(nonce), 0) != sizeof(nonce))
+		nonce = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
+	rc = journal_init(&m->j, p, device, id, chunk, nonce);
+	if (rc == 0 && !m->j.n)
+		rc = -EINVAL;
+	if (rc == 0)
+		rc = journal_format(&m->j, &hdr);
+	if (rc == 0)
+		rc = mkdirs(m->dir);
+	if (rc < 0)
+		goto fail;
+	if (lstat(path, &st) == 0) {
+		rc = -EEXIST;
+		goto fail;
+	}
+	if (asprintf(&tmp, "%s.new", path) < 0) {
+		tmp = NULL;
+		rc = -ENOMEM;
+		goto fail;
+	}
+	unlink(tmp); /* a journal never renamed into place was never used */
+	fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		rc = -errno;
+		goto fail;
+	}
+	/* the whole file now: no allocation (and no ENOSPC) in the middle of a move */
+	rc = posix_fallocate(fd, 0, (off_t)m->j.file_len);
+	if (rc > 0) {
+		rc = -rc;
+		goto fail;
+	}
+	rc = pio(fd, hdr, m->j.hdr_len, 0, true);
+	journal_prog_encode(&first, nonce, rec);
+	if (rc == 0)
+		rc = pio(fd, rec, sizeof(rec), m->j.prog_off + PA_JOURNAL_BLOCK, true);
+	if (rc == 0 && fsync(fd) < 0)
+		rc = -errno;
+	if (rc == 0 && rename(tmp, path) < 0)
+		rc = -errno;
+	if (rc == 0)
+		rc = fsync_dir(m->dir);
+	if (rc < 0)
+		goto fail;
+	m->fd = fd;
+	fd = -1;
+	m->prog = first;
+	rc = open_direct(m);
+	if (rc < 0)
+		goto fail;
+	free(hdr);
+	free(tmp);
+	*out = m;
+	return 0;
+fail:
+	if (fd >= 0) {
+		close(fd);
+		unlink(tmp);
+	}
+	free(hdr);
+	free(tmp);
+	move_free(m);
+	return rc;
+}
+
+int move_finish(struct pa_mover *m)
+{
+	mover_close(m);
+	if (unlink(m->path) < 0 && errno != ENOENT)
+		return -errno;
+	return fsync_dir(m->dir);
+}
+
+/* ---- the engine ---- */
+
+enum { B_FREE, B_READ, B_SAVED };
+
+struct cbuf {
+	unsigned char *mem; /* one block for the ring slot header, then the chunk */
+	int state;
+	uint64_t idx;
+	uint32_t crc;
+};
+
+struct eng {
+	struct pa_mover *mv;
+	const struct pa_journal *j;
+	size_t m;
+	int dfd;
+	uint64_t n;
+	bool save;
+	uint64_t trigger; /* request a checkpoint once this many chunks are unrecorded */
+
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct cbuf b[NBUF];
+	uint32_t crcs[CRC_CAP];
+	uint64_t written; /* chunks written, in order */
+	uint64_t durable; /* chunks recorded durably (F) */
+	bool want;        /* a thread waits for a checkpoint */
+	int err;
+	uint64_t bytes;   /* written by this run */
+};
+
+static int eng_wait(struct eng *e)
+{
+	pthread_cond_wait(&e->cv, &e->mu);
+	return e->err;
+}
+
+static void eng_fail(struct eng *e, int rc)
+{
+	pthread_mutex_lock(&e->mu);
+	if (!e->err)
+		e->err = rc;
+	pthread_cond_broadcast(&e->cv);
+	pthread_mutex_unlock(&e->mu);
+}
+
+static uint64_t io_len(const struct eng *e, uint64_t len)
+{
+	/* ring slots are written O_DIRECT: whole file system blocks */
+	return (len + PA_JOURNAL_BLOCK - 1) / PA_JOURNAL_BLOCK * PA_JOURNAL_BLOCK;
+}
+
+static void *reader(void *arg)
+{
+	struct eng *e = arg;
+	uint64_t i, src, dst, len;
+
+	pthread_mutex_lock(&e->mu);
+	for (i = e->written; i < e->n && !e->err; i++) {
+		struct cbuf *b = &e->b[i % NBUF];
+		int rc;
+
+		/* a free buffer; a ring slot whose chunk is recorded; room for its checksum */
+		while (!e->err && (b->state != B_FREE ||
+				   (e->save && i >= e->durable + e->j->ring) ||
+				   i >= e->durable + CRC_CAP)) {
+			if (b->state == B_FREE)
+				e->want = true;
+			pthread_cond_broadcast(&e->cv);
+			eng_wait(e);
+		}
+		if (e->err)
+			break;
+		pthread_mutex_unlock(&e->mu);
+		journal_chunk(e->j, e->m, i, &src, &dst, &len);
+		rc = pio(e->dfd, b->mem + PA_JOURNAL_BLOCK, (size_t)len, src, false);
+		if (rc < 0) {
+			eng_fail(e, rc);
+			return NULL;
+		}
+		b->crc = journal_crc32(0, b->mem + PA_JOURNAL_BLOCK, (size_t)len);
+		pthread_mutex_lock(&e->mu);
+		e->crcs[i % CRC_CAP] = b->crc;
+		b->idx = i;
+		b->state = B_READ;
+		pthread_cond_broadcast(&e->cv);
+	}
+	pthread_mutex_unlock(&e->mu);
+	return NULL;
+}
+
+static void *saver(void *arg)
+{
+	struct eng *e = arg;
+	uint64_t i = e->written, k, src, dst, len;
+
+	while (i < e->n) {
+		uint64_t ready = 0;
+		int rc = 0;
+
+		pthread_mutex_lock(&e->mu);
+		while (!e->err && !(e->b[i % NBUF].state == B_READ && e->b[i % NBUF].idx == i))
+			eng_wait(e);
+		while (i + ready < e->n && ready < NBUF &&
+		       e->b[(i + ready) % NBUF].state == B_READ && e->b[(i + ready) % NBUF].idx == i + ready)
+			ready++;
+		rc = e->err;
+		pthread_mutex_unlock(&e->mu);
+		if (rc)
+			return NULL;
+		for (k = i; k < i + ready && rc == 0; k++) {
+			struct cbuf *b = &e->b[k % NBUF];
+			struct pa_jslot s = {.move = (uint32_t)e->m, .chunk = k, .crc = b->crc};
+
+			journal_chunk(e->j, e->m, k, &src, &dst, &len);
+			s.len = len;
+			journal_slot_encode(&s, e->j->nonce, b->mem);
+			rc = pio(e->mv->dfd, b->mem, (size_t)(PA_JOURNAL_BLOCK + io_len(e, len)),
+				 journal_slot_pos(e->j, k), true);
+		}
+		if (rc == 0)
+			rc = sync_fd(e->mv->dfd);
+		if (rc < 0) {
+			eng_fail(e, rc);
+			return NULL;
+		}
+		pthread_mutex_lock(&e->mu);
+		for (k = i; k < i + ready; k++)
+			e->b[k % NBUF].state = B_SAVED;
+		pthread_cond_broadcast(&e->cv);
+		pthread_mutex_unlock(&e->mu);
+		i += ready;
+	}
+	return NULL;
+}
+
+static void *writer(void *arg)
+{
+	struct eng *e = arg;
+	uint64_t i, src, dst, len;
+
+	pthread_mutex_lock(&e->mu);
+	for (i = e->written; i < e->n && !e->err; i++) {
+		struct cbuf *b = &e->b[i % NBUF];
+		int64_t victim = e->save ? -1 : journal_clobbers(e->j, e->m, i);
+		int rc;
+
+		while (!e->err && !(b->idx == i && b->state == (e->save ? B_SAVED : B_READ)))
+			eng_wait(e);
+		/* never overwrite the source of a chunk whose copy is not recorded */
+		while (!e->err && victim >= 0 && e->durable <= (uint64_t)victim) {
+			e->want = true;
+			pthread_cond_broadcast(&e->cv);
+			eng_wait(e);
+		}
+		if (e->err)
+			break;
+		pthread_mutex_unlock(&e->mu);
+		journal_chunk(e->j, e->m, i, &src, &dst, &len);
+		rc = pio(e->dfd, b->mem + PA_JOURNAL_BLOCK, (size_t)len, dst, true);
+		if (rc < 0) {
+			eng_fail(e, rc);
+			return NULL;
+		}
+		pthread_mutex_lock(&e->mu);
+		e->written = i + 1;
+		e->bytes += len;
+		b->state = B_FREE;
+		if (e->written - e->durable >= e->trigger)
+			e->want = true;
+		pthread_cond_broadcast(&e->cv);
+	}
+	pthread_mutex_unlock(&e->mu);
+	return NULL;
+}
+
+/*
+ * Make chunks [e->durable, upto) durable and say so: flush the disk, write
+ * their checksums, then the progress record, and flush the journal.
+ */
+static int checkpoint(struct eng *e, uint64_t upto, struct pa_move_stats *st)
+{
+	struct pa_mover *mv = e->mv;
+	uint64_t from = e->durable, i;
+	unsigned char *le;
+	struct pa_jprog r;
+	int rc;
+
+	rc = sync_fd(e->dfd);
+	if (rc < 0)
+		return rc;
+	le = malloc((size_t)(upto - from) * 4 + 1);
+	if (!le)
+		return -ENOMEM;
+	r = mv->prog;
+	for (i = from; i < upto; i++) {
+		uint32_t c = e->crcs[i % CRC_CAP];
+
+		le[(i - from) * 4] = (unsigned char)c;
+		le[(i - from) * 4 + 1] = (unsigned char)(c >> 8);
+		le[(i - from) * 4 + 2] = (unsigned char)(c >> 16);
+		le[(i - from) * 4 + 3] = (unsigned char)(c >> 24);
+	}
+	rc = pio(mv->fd, le, (size_t)(upto - from) * 4, journal_crc_pos(e->j, e->m, from), true);
+	if (rc == 0) {
+		r.crcs = journal_crc32(r.crcs, le, (size_t)(upto - from) * 4);
+		r.seq++;
+		r.move = (uint32_t)e->m;
+		r.done = upto;
+		rc = write_prog(mv, &r);
+	}
+	free(le);
+	if (rc == 0) {
+		mv->prog = r;
+		st->checkpoints++;
+	}
+	return rc;
+}
+
+/* Save moves: chunks the ring holds past the last record are rewritten first. */
+static int redo_ring(struct eng *e, struct pa_move_stats *st)
+{
+	struct cbuf *b = &e->b[0];
+	uint64_t i, src, dst, len;
+
+	for (i = e->durable; i < e->n && i < e->durable + e->j->ring; i++) {
+		struct pa_jslot s;
+		int rc;
+
+		journal_chunk(e->j, e->m, i, &src, &dst, &len);
+		rc = pio(e->mv->dfd, b->mem, (size_t)(PA_JOURNAL_BLOCK + io_len(e, len)),
+			 journal_slot_pos(e->j, i), false);
+		if (rc < 0)
+			return rc;
+		if (journal_slot_decode(b->mem, e->j->nonce, &s) < 0 || s.move != e->m ||
+		    s.chunk != i || s.len != len ||
+		    journal_crc32(0, b->mem + PA_JOURNAL_BLOCK, (size_t)len) != s.crc)
+			break; /* never saved completely, so never written: the source is intact */
+		rc = pio(e->dfd, b->mem + PA_JOURNAL_BLOCK, (size_t)len, dst, true);
+		if (rc < 0)
+			return rc;
+		e->crcs[i % CRC_CAP] = s.crc;
+		e->written = i + 1;
+		e->bytes += len;
+		st->redone += len;
+	}
+	return 0;
+}
+
+static uint64_t min_window(const struct pa_journal *j, size_t m, uint64_t n)
+{
+	uint64_t i, w = UINT64_MAX;
+
+	for (i = 0; i < n; i++) {
+		int64_t c = journal_clobbers(j, m, i);
+
+		if (c >= 0 && i - (uint64_t)c < w)
+			w = i - (uint64_t)c;
+	}
+	return w;
+}
+
+static int run_one(struct pa_mover *mv, int dfd, pa_move_cb cb, void *ctx,
+		   struct pa_move_stats *st, double t0, uint64_t *done_before, uint64_t total)
+{
+	struct eng e = {.mv = mv, .j = &mv->j, .m = mv->prog.move, .dfd = dfd};
+	pthread_t tr, ts, tw;
+	bool have_r = false, have_s = false, have_w = false;
+	double last_ck = now_s(), last_cb = 0;
+	uint64_t w;
+	int rc = 0, k;
+
+	e.n = journal_nchunks(e.j, e.m);
+	e.save = e.j->v[e.m].save;
+	e.durable = e.written = mv->prog.done;
+	if (e.save) {
+		e.trigger = e.j->ring / 2;
+	} else {
+		w = min_window(e.j, e.m, e.n);
+		e.trigger = w == UINT64_MAX ? CRC_CAP / 2 : (w / 2 ? w / 2 : 1);
+		if (e.trigger > CRC_CAP / 2)
+			e.trigger = CRC_CAP / 2;
+	}
+	for (k = 0; k < NBUF; k++) {
+		if (posix_memalign((void **)&e.b[k].mem, PA_JOURNAL_BLOCK,
+				   PA_JOURNAL_BLOCK + e.j->chunk)) {
+			rc = -ENOMEM;
+			goto out;
+		}
+		e.b[k].idx = UINT64_MAX;
+	}
+	if (e.save) {
+		rc = redo_ring(&e, st);
+		if (rc < 0)
+			goto out;
+	}
+	pthread_mutex_init(&e.mu, NULL);
+	pthread_cond_init(&e.cv, NULL);
+	have_r = pthread_create(&tr, NULL, reader, &e) == 0;
+	have_s = !e.save || pthread_create(&ts, NULL, saver, &e) == 0;
+	have_w = pthread_create(&tw, NULL, writer, &e) == 0;
+	if (!have_r || !have_s || !have_w)
+		eng_fail(&e, -EAGAIN);
+
+	pthread_mutex_lock(&e.mu);
+	while (!e.err && e.durable < e.n) {
+		struct timespec until;
+		double t = now_s();
+
+		if (e.written > e.durable &&
+		    (e.want || e.written == e.n || t - last_ck > CKPT_EVERY_NS / 1e9)) {
+			uint64_t upto = e.written;
+
+			e.want = false;
+			pthread_mutex_unlock(&e.mu);
+			rc = checkpoint(&e, upto, st);
+			last_ck = now_s();
+			pthread_mutex_lock(&e.mu);
+			if (rc < 0) {
+				e.err = rc;
+			} else {
+				e.durable = upto;
+			}
+			pthread_cond_broadcast(&e.cv);
+			continue;
+		}
+		if (cb && t - last_cb >= 0.25) {
+			struct pa_move_progress p = {
+				.index = e.m, .count = e.j->n, .num = e.j->v[e.m].num,
+				.done = *done_before + e.bytes, .total = total, .seconds = t - t0};
+
+			last_cb = t;
+			pthread_mutex_unlock(&e.mu);
+			cb(ctx, &p);
+			pthread_mutex_lock(&e.mu);
+			continue;
+		}
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_nsec += 100 * 1000 * 1000;
+		if (until.tv_nsec >= 1000000000L) {
+			until.tv_sec++;
+			until.tv_nsec -= 1000000000L;
+		}
+		pthread_cond_timedwait(&e.cv, &e.mu, &until);
+	}
+	rc = e.err;
+	pthread_cond_broadcast(&e.cv);
+	pthread_mutex_unlock(&e.mu);
+	if (have_r)
+		pthread_join(tr, NULL);
+	if (have_s && e.save)
+		pthread_join(ts, NULL);
+	if (have_w)
+		pthread_join(tw, NULL);
+	pthread_cond_destroy(&e.cv);
+	pthread_mutex_destroy(&e.mu);
+	if (rc == 0) {
+		/* this move is complete: the next one starts */
+		struct pa_jprog r = {.seq = mv->prog.seq + 1, .move = (uint32_t)e.m + 1};
+
+		rc = write_prog(mv, &r);
+		if (rc == 0)
+			mv->prog = r;
+	}
+out:
+	st->bytes += e.bytes;
+	*done_before += e.bytes;
+	for (k = 0; k < NBUF; k++)
+		free(e.b[k].mem);
+	return rc;
+}
+
+int move_run(struct pa_mover *m, struct pa_writer *w, pa_move_cb cb, void *ctx,
+	     struct pa_move_stats *st)
+{
+	int dfd = apply_gate_direct_fd(w);
+	double t0 = now_s();
+	uint64_t done = 0, total = move_remaining(m);
+	int rc = 0;
+
+	memset(st, 0, sizeof(*st));
+	while (rc == 0 && m->prog.move < m->j.n)
+		rc = run_one(m, dfd, cb, ctx, st, t0, &done, total);
+	st->seconds = now_s() - t0;
+	return rc;
+}
+
+int move_verify(struct pa_mover *m, struct pa_writer *w, uint64_t *bad)
+{
+	int dfd = apply_gate_direct_fd(w);
+	unsigned char *buf = NULL;
+	uint64_t i, n, src, dst, len;
+	size_t k;
+	int rc = 0;
+
+	if (posix_memalign((void **)&buf, PA_JOURNAL_BLOCK, m->j.chunk))
+		return -ENOMEM;
+	for (k = 0; k < m->j.n && rc == 0; k++) {
+		n = journal_nchunks(&m->j, k);
+		for (i = 0; i < n && rc == 0; i++) {
+			unsigned char le[4];
+			uint32_t want;
+
+			journal_chunk(&m->j, k, i, &src, &dst, &len);
+			rc = pio(m->fd, le, 4, journal_crc_pos(&m->j, k, i), false);
+			if (rc == 0)
+				rc = pio(dfd, buf, (size_t)len, dst, false);
+			if (rc < 0)
+				break;
+			want = (uint32_t)le[0] | (uint32_t)le[1] << 8 | (uint32_t)le[2] << 16 |
+			       (uint32_t)le[3] << 24;
+			if (journal_crc32(0, buf, (size_t)len) != want) {
+				*bad = dst;
+				rc = -EILSEQ;
+			}
+		}
+	}
+	free(buf);
+	return rc;
+}
+
+int move_table_stage(struct pa_shadow *sh, const struct pa_plan *p, struct pa_diags *msgs)
+{
+	/* the shadow re-creates RECREATE steps in place, keeping each entry's GUIDs */
+	struct pa_plan q = *p;
+	struct pa_step *v = calloc(p->n ? p->n : 1, sizeof(*v));
+	size_t i;
+	int rc;
+
+	if (!v)
+		return -ENOMEM;
+	for (i = 0; i < p->n; i++) {
+		v[i] = p->v[i];
+		if (v[i].kind == PA_STEP_MOVE)
+			v[i].kind = PA_STEP_RECREATE;
+	}
+	q.v = v;
+	rc = apply_table_stage(sh, &q, NULL, msgs);
+	free(v);
+	return rc;
+}

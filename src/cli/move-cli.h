@@ -1,0 +1,48 @@
+/*
+ * fix --move-data and resume on the command line: the hooks plan.c and
+ * check.c call, implemented in resume.c.  They print; src/apply/move.c
+ * does not.
+ */
+#ifndef PARTALIGN_MOVE_CLI_H
+#define PARTALIGN_MOVE_CLI_H
+
+#include <stdbool.h>
+
+#include "apply/move.h"
+#include "cli/cli.h"
+#include "core/device.h"
+#include "core/plan.h"
+
+struct cli_move_opts {
+	const char *journal_dir; /* NULL: move_journal_dir_default() */
+	bool verify;
+	bool quiet;
+};
+
+/*
+ * After plan_compute(): an unfinished move of @dev is announced on stderr;
+ * without --move-data (@po->move_data) the disk is refused, with it the
+ * plan is rebuilt from the journal, which *mv then holds.  0 or -errno.
+ */
+int cli_move_prepare(const struct cli_move_opts *mo, const struct pa_plan_opts *po,
+		     const struct pa_dev *dev, struct pa_plan *p, struct pa_mover **mv);
+
+/* After the in-use checks: refuse a journal directory on the disk being moved. */
+int cli_move_check_location(const struct cli_move_opts *mo, const struct pa_plan_opts *po,
+			    const struct pa_devlist *l, const struct pa_dev *dev, struct pa_plan *p);
+
+/*
+ * Past the gate, before the table write: create the journal (unless
+ * resuming), move the data, verify when asked.  Returns exit bits (0 when
+ * the table may be written now).
+ */
+int cli_move_run(const struct cli_move_opts *mo, const struct pa_dev *dev, struct pa_disk *d,
+		 const struct pa_plan *p, struct pa_mover **mv, struct pa_writer *w, bool report);
+
+/* The new table is written: remove the journal. */
+void cli_move_done(const struct pa_dev *dev, struct pa_mover *mv);
+
+/* check: warn about each (named) disk with an unfinished move; returns exit bits. */
+int cli_move_warn_pending(const struct pa_devlist *l, char **names, int nnames);
+
+#endif

@@ -1,0 +1,137 @@
+/*
+ * The move journal of `fix --move-data`: what is being moved on one disk and
+ * how far it got, kept on another file system so that `partalign resume`
+ * can finish the job after a crash at any instant.  Pure: the file format,
+ * the chunk geometry and the rule that says which chunk copies a write
+ * destroys; src/apply/move.c does the I/O.
+ *
+ * A move copies [from, from+len) to [to, to+len) in chunks.  Moving backward
+ * (to < from) the chunks go from the first to the last, moving forward from
+ * the last to the first, so a write only ever overwrites the source of the
+ * chunk being written or of chunks copied before it.  A chunk's source may
+ * be overwritten only once its copy is durable and recorded (a progress
+ * record), or when the chunk itself is saved in the journal's data ring.
+ * Moves whose distance is short compared with the chunk size ("save"
+ * moves) save every chunk in the ring before writing it; the others only
+ * record progress often enough.
+ *
+ * File layout (offsets are multiples of PA_JOURNAL_BLOCK):
+ *   [0, hdr_len)            the text header below, NUL padded
+ *   [prog_off, +2 blocks)   two progress records, written alternately
+ *   [crc_off, +crc_len)     the CRC-32 of every chunk, 4 bytes little-endian
+ *   [ring_off, ...)         `ring` slots of one block (slot header) + chunk
+ *
+ *   partalign-journal 1
+ *   device /dev/sdb
+ *   id wwn:0x5000c500a1b2c3d4
+ *   size 10737418240
+ *   logical 512
+ *   chunk 8388608
+ *   nonce 6b8b4567327b23c6
+ *   ring 8
+ *   move 2 17408 1048576 104857600 save     (number from to len save|record)
+ *   crc32 1a2b3c4d
+ *   end
+ *
+ * Ownership: journal_free() releases what a struct pa_journal holds.
+ */
+#ifndef PARTALIGN_JOURNAL_H
+#define PARTALIGN_JOURNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/plan.h"
+
+#define PA_JOURNAL_BLOCK 4096u
+#define PA_JOURNAL_CHUNK (8u << 20) /* default chunk: large sequential I/O */
+#define PA_JOURNAL_RING 8u          /* data ring slots of a save move */
+/* a move saves its chunks when a write can be fewer chunks ahead of its victim */
+#define PA_JOURNAL_MIN_WINDOW 4u
+
+struct pa_jmove {
+	unsigned int num;           /* partition number */
+	uint64_t from, to, len;     /* bytes */
+	bool save;                  /* chunks go through the data ring */
+};
+
+struct pa_journal {
+	char *device;
+	char *id;
+	uint64_t disk_size;
+	uint32_t logical;
+	uint64_t chunk;
+	uint64_t nonce;             /* ties progress records and slots to this journal */
+	uint32_t ring;              /* 0 when no move saves chunks */
+	size_t n;
+	struct pa_jmove *v;         /* in the order they are carried out */
+	/* layout, derived from the above by journal_layout() */
+	uint64_t hdr_len, prog_off, crc_off, crc_len, ring_off, file_len;
+};
+
+/* One progress record: moves before `move` are complete, `done` chunks of it. */
+struct pa_jprog {
+	uint64_t seq;
+	uint32_t move;  /* == n once every move is complete */
+	uint64_t done;  /* chunks copied durably, in processing order */
+	uint32_t crcs;  /* CRC-32 over the CRC table entries [0, done) of that move */
+};
+
+/* Header of a data ring slot; the chunk's bytes follow it. */
+struct pa_jslot {
+	uint32_t move;
+	uint64_t chunk;
+	uint64_t len;
+	uint32_t crc;   /* of the chunk's bytes */
+};
+
+/*
+ * A journal for the PA_STEP_MOVE steps of @p (0 when there are none).
+ * @chunk must be a multiple of PA_JOURNAL_BLOCK (0: the default).  Orders
+ * the moves so that none overwrites data another has still to copy:
+ * forward moves from the last partition to the first, then backward ones
+ * from the first to the last.  Returns 0, -EINVAL or -ENOMEM.
+ */
+int journal_init(struct pa_journal *j, const struct pa_plan *p, const char *device,
+		 const char *id, uint64_t chunk, uint64_t nonce);
+void journal_free(struct pa_journal *j);
+
+/* The text header, hdr_len bytes NUL padded (malloc'd). */
+int journal_format(const struct pa_journal *j, char **buf);
+/* Parse a header read from a file (@len bytes, at least the text); -EBADMSG. */
+int journal_parse(const char *buf, size_t len, struct pa_journal *j);
+
+uint64_t journal_nchunks(const struct pa_journal *j, size_t m);
+/* Chunk @i (processing order) of move @m: source, destination, length. */
+void journal_chunk(const struct pa_journal *j, size_t m, uint64_t i, uint64_t *src,
+		   uint64_t *dst, uint64_t *len);
+/*
+ * The highest processing index of move @m whose source the write of chunk
+ * @i overwrites, or -1 when it overwrites none.  Never more than @i.
+ */
+int64_t journal_clobbers(const struct pa_journal *j, size_t m, uint64_t i);
+
+/* File offsets of the CRC table entry of chunk @i of move @m, and of ring slot of @i. */
+uint64_t journal_crc_pos(const struct pa_journal *j, size_t m, uint64_t i);
+uint64_t journal_slot_pos(const struct pa_journal *j, uint64_t i);
+
+/* Fixed-size binary records (PA_JOURNAL_BLOCK bytes); decoding returns -EBADMSG. */
+void journal_prog_encode(const struct pa_jprog *r, uint64_t nonce, unsigned char *buf);
+int journal_prog_decode(const unsigned char *buf, uint64_t nonce, struct pa_jprog *r);
+void journal_slot_encode(const struct pa_jslot *s, uint64_t nonce, unsigned char *buf);
+int journal_slot_decode(const unsigned char *buf, uint64_t nonce, struct pa_jslot *s);
+
+/* CRC-32 (the polynomial of core/crc32.h), table driven for data rates. */
+uint32_t journal_crc32(uint32_t crc, const void *buf, size_t len);
+
+/*
+ * Rebuild the steps of @p (computed for the current table) from @j: each
+ * journalled partition must sit at its old start (a MOVE step) or, once the
+ * new table is written, at its new one (KEEP); every other one is KEEP.
+ * A table that matches neither gets p->refusal.  0 or -ENOMEM.
+ */
+int journal_plan(const struct pa_journal *j, const struct pa_topology *topo,
+		 const struct pa_plan_opts *o, struct pa_plan *p);
+
+#endif
