@@ -330,6 +330,8 @@ static int check_contents(struct pa_dev *d, const struct rules_entry *e, bool fo
 	const char *what;
 	int rc;
 
+	if (d->is_path)
+		return 0; /* refused with a better reason when the rule is made */
 	if (d->mountpoints) {
 		char *nl = strchr(d->mountpoints, '\n');
 
@@ -360,7 +362,7 @@ static int check_contents(struct pa_dev *d, const struct rules_entry *e, bool fo
 	if (what && !force) {
 		rc = pa_diag_add(
 			 diags, d->path, 0,
-			 "holds a %s signature: ASM would destroy it; wipe it first "
+			 "holds data (signature: %s): ASM would destroy it; wipe it first "
 			 "(wipefs) or give --force to name it %s anyway",
 			 what, e->name)
 			 ?: -EEXIST;
@@ -368,7 +370,7 @@ static int check_contents(struct pa_dev *d, const struct rules_entry *e, bool fo
 		return rc;
 	}
 	if (what)
-		msg_warn(d->path, "holds a %s signature; --force: ASM will overwrite it",
+		msg_warn(d->path, "holds data (signature: %s); --force: ASM will overwrite it",
 			 what);
 	free(sig);
 	return 0;
@@ -565,7 +567,7 @@ static void warn_claims(const struct rules_set *s, const char *root, const char 
 							 "%s:%zu also matches %s=%s, the "
 							 "device named %s here",
 							 path, c[j].line,
-							 rules_match_key(r->match),
+							 rules_rule_key(r),
 							 r->value, r->name);
 				}
 			}

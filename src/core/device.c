@@ -35,8 +35,10 @@ void pa_dev_free(struct pa_dev *d)
 	free(d->mountpoints);
 	free(d->paths);
 	free(d->backing_file);
+	free(d->parent_name);
 	free(d->id_serial);
 	free(d->id_wwn);
+	free(d->id_wwn_ext);
 	free(d->part_scheme);
 	free(d);
 }

@@ -68,6 +68,7 @@ struct pa_dev {
 	char *mountpoints; /* newline-separated, "[SWAP]" for swap */
 	char *paths;       /* maps: space-separated path devices */
 	char *backing_file;
+	char *parent_name; /* scan only: kernel name of the disk or map below */
 
 	/*
 	 * Exact udev property values, as a rules file matches them (NULL when
@@ -76,6 +77,7 @@ struct pa_dev {
 	 */
 	char *id_serial;   /* ID_SERIAL */
 	char *id_wwn;      /* ID_WWN */
+	char *id_wwn_ext;  /* ID_WWN_WITH_EXTENSION */
 	char *part_scheme; /* ID_PART_ENTRY_SCHEME: "gpt", "dos" */
 
 	unsigned int nparts; /* wholes: number of partitions the kernel has */

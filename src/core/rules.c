@@ -63,6 +63,13 @@ const char *rules_match_key(enum rules_match m)
 	return "?";
 }
 
+const char *rules_rule_key(const struct rules_rule *r)
+{
+	if (r->match == RULES_MATCH_WWN && r->wwn_ext)
+		return "ENV{ID_WWN_WITH_EXTENSION}";
+	return rules_match_key(r->match);
+}
+
 /* The udev property behind a match, for messages. */
 static const char *match_prop(enum rules_match m)
 {
@@ -466,6 +473,34 @@ static const char *udev_wwn(const struct pa_dev *d)
 	return NULL;
 }
 
+/*
+ * ID_WWN_WITH_EXTENSION, when it says more than ID_WWN.  An NAA-6 WWN is
+ * 128 bits; ID_WWN holds only the first 64, which arrays often share between
+ * all their LUNs (the LUN is in the extension), so a rule on ID_WWN alone
+ * would name every LUN of the array.
+ */
+static const char *udev_wwn_ext_raw(const struct pa_dev *d)
+{
+	if (d->id_wwn_ext)
+		return d->id_wwn_ext;
+	if (is_kernel_part(d) && d->disk)
+		return d->disk->id_wwn_ext;
+	return NULL;
+}
+
+static const char *udev_wwn_ext(const struct pa_dev *d)
+{
+	const char *w = udev_wwn(d), *x = udev_wwn_ext_raw(d);
+
+	return x && (!w || strcmp(x, w) != 0) ? x : NULL;
+}
+
+static const char *rule_prop(const struct rules_rule *r)
+{
+	return r->match == RULES_MATCH_WWN && r->wwn_ext ? "ID_WWN_WITH_EXTENSION"
+							 : match_prop(r->match);
+}
+
 /* "36001405..." of "mpath-36001405..." or "part1-mpath-36001405..." */
 static const char *mpath_wwid(const struct pa_dev *d)
 {
@@ -630,12 +665,8 @@ const char *rules_size_words(uint64_t bytes, char *buf, size_t len)
 		snprintf(buf, len, "%" PRIu64 " %s", whole, unit[u]);
 		return buf;
 	}
-	/* rem < 2^60, so rem * 10 fits */
-	tenths = (rem * 10 + (1ull << (10 * u - 1))) >> (10 * u);
-	if (tenths == 10) {
-		whole++;
-		tenths = 0;
-	}
+	/* rounded down: "9.9 GiB" is never more than the device has; rem < 2^60 */
+	tenths = (rem * 10) >> (10 * u);
 	snprintf(buf, len, "%" PRIu64 ".%" PRIu64 " %s", whole, tenths, unit[u]);
 	return buf;
 }
@@ -694,7 +725,9 @@ static int describe(const struct pa_dev *d, enum rules_match m, char **out,
 {
 	const struct pa_dev *w = d->disk ? d->disk : d;
 	const char *model = w->model ? w->model : d->model;
-	const char *wwn = udev_wwn(d) ? udev_wwn(d) : d->wwn;
+	const char *wwn = udev_wwn_ext(d)  ? udev_wwn_ext(d)
+			  : udev_wwn(d) ? udev_wwn(d)
+					: d->wwn;
 	const char *wwid = mpath_wwid(d);
 	const char *serial = m == RULES_MATCH_SERIAL ? udev_serial(d) : NULL;
 	const char *why;
@@ -750,11 +783,14 @@ static int describe(const struct pa_dev *d, enum rules_match m, char **out,
 
 /* Pick the match for @d and its value; 0 or a refusal. */
 static int choose(const struct pa_dev *d, enum rules_match *m, const char **value,
-		  enum rules_devtype *devtype, unsigned int *partn,
+		  enum rules_devtype *devtype, unsigned int *partn, bool *ext,
 		  struct pa_diags *diags)
 {
-	const char *serial = udev_serial(d), *wwn = udev_wwn(d);
+	const char *serial = udev_serial(d), *wwn_ext = udev_wwn_ext(d);
+	const char *wwn = wwn_ext ? wwn_ext : udev_wwn(d);
 	const char *asked = rules_match_name(*m);
+
+	*ext = wwn_ext != NULL;
 
 	*partn = 0;
 	if (d->is_path && d->map) {
@@ -904,7 +940,7 @@ int rules_set_add(struct rules_set *s, const struct pa_dev *d, enum rules_match 
 	int rc;
 
 	memset(&r, 0, sizeof(r));
-	rc = choose(d, &m, &value, &r.devtype, &r.partn, diags);
+	rc = choose(d, &m, &value, &r.devtype, &r.partn, &r.wwn_ext, diags);
 	if (rc < 0)
 		return rc;
 	if ((why = rules_value_unsafe(value))) {
@@ -969,7 +1005,7 @@ static bool rule_matches_dev(const struct rules_rule *r, const struct pa_dev *x)
 		v = udev_serial(x);
 		break;
 	case RULES_MATCH_WWN:
-		v = udev_wwn(x);
+		v = r->wwn_ext ? udev_wwn_ext_raw(x) : udev_wwn(x);
 		break;
 	case RULES_MATCH_DMUUID:
 		v = x->dm_uuid;
@@ -1028,7 +1064,7 @@ int rules_set_check(const struct rules_set *s, const struct pa_devlist *l,
 			    "%s %s%s is not unique: %s has it too (a cloned VM disk, "
 			    "or a disk seen through two paths without multipath); a rule "
 			    "for %s would name both",
-			    match_prop(r->match), r->value, part, other->path, r->name);
+			    rule_prop(r), r->value, part, other->path, r->name);
 			if (rc < 0)
 				return rc;
 		}
@@ -1144,7 +1180,7 @@ char *rules_text(const struct rules_set *s)
 			buf_add(&b, "ENV{DEVTYPE}==\"partition\", ");
 		else if (r->devtype == RULES_DEVTYPE_DISK)
 			buf_add(&b, "ENV{DEVTYPE}==\"disk\", ");
-		buf_add(&b, "%s==\"%s\", ", rules_match_key(r->match), r->value);
+		buf_add(&b, "%s==\"%s\", ", rules_rule_key(r), r->value);
 		if (r->partn)
 			buf_add(&b, "ENV{PARTN}==\"%u\", ", r->partn);
 		buf_add(&b,

@@ -131,6 +131,7 @@ struct rules_rule {
 	char *group;
 	char *mode;
 	enum rules_match match; /* never AUTO */
+	bool wwn_ext;		/* the WWN key is ID_WWN_WITH_EXTENSION */
 	char *value;		/* the ID matched */
 	enum rules_devtype devtype;
 	unsigned int partn; /* ENV{PARTN}, when the key is the disk's; 0 none */
@@ -146,6 +147,8 @@ struct rules_set {
 
 /* The udev key of a match: "ENV{ID_SERIAL}". */
 const char *rules_match_key(enum rules_match m);
+/* The key of a rule: as rules_match_key(), or ENV{ID_WWN_WITH_EXTENSION}. */
+const char *rules_rule_key(const struct rules_rule *r);
 
 /*
  * The rule naming @d as @name.  Refuses (a diagnostic naming @d and the cause,
