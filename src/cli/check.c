@@ -303,20 +303,25 @@ static int fill_line(const struct out_opts *o, struct libscols_line *ln, const i
 	return rc;
 }
 
-/* Rows in display order: wholes as enumerated (naturally sorted), partitions by number. */
-static int cmp_whole(const void *a, const void *b)
+/* Rows in display order: wholes by name (numbers as numbers), each followed by its partitions. */
+static const struct pa_dev *whole_of(const struct pa_dev *d)
 {
-	const struct pa_dev *x = *(const struct pa_dev *const *)a;
-	const struct pa_dev *y = *(const struct pa_dev *const *)b;
-
-	return strverscmp(x->name, y->name);
+	return d->kind == PA_KIND_PART && d->disk ? d->disk : d;
 }
 
-static int cmp_part(const void *a, const void *b)
+static int cmp_rows(const void *a, const void *b)
 {
 	const struct pa_dev *x = *(const struct pa_dev *const *)a;
 	const struct pa_dev *y = *(const struct pa_dev *const *)b;
+	const struct pa_dev *wx = whole_of(x), *wy = whole_of(y);
+	int c;
 
+	if (wx != wy && (c = strverscmp(wx->name, wy->name)) != 0)
+		return c;
+	if (wx != wy)
+		return wx < wy ? -1 : 1;
+	if ((x == wx) != (y == wy))
+		return x == wx ? -1 : 1;
 	if (x->partno != y->partno)
 		return x->partno < y->partno ? -1 : 1;
 	return strverscmp(x->name, y->name);
@@ -326,30 +331,13 @@ static int cmp_part(const void *a, const void *b)
 static int order_devices(const struct pa_devlist *l, const struct pa_dev ***out, size_t *n)
 {
 	const struct pa_dev **v = calloc(l->n ? l->n : 1, sizeof(*v));
-	const struct pa_dev **wholes = calloc(l->n ? l->n : 1, sizeof(*wholes));
-	size_t nw = 0, k = 0, i, j;
 
-	if (!v || !wholes) {
-		free(v);
-		free(wholes);
+	if (!v)
 		return -ENOMEM;
-	}
-	for (i = 0; i < l->n; i++)
-		if (l->v[i]->kind != PA_KIND_PART || !l->v[i]->disk)
-			wholes[nw++] = l->v[i];
-	qsort(wholes, nw, sizeof(*wholes), cmp_whole);
-	for (i = 0; i < nw; i++) {
-		size_t first = k;
-
-		v[k++] = wholes[i];
-		for (j = 0; j < l->n; j++)
-			if (l->v[j]->kind == PA_KIND_PART && l->v[j]->disk == wholes[i])
-				v[k++] = l->v[j];
-		qsort(v + first + 1, k - first - 1, sizeof(*v), cmp_part);
-	}
-	free(wholes);
+	memcpy(v, l->v, l->n * sizeof(*v));
+	qsort(v, l->n, sizeof(*v), cmp_rows);
 	*out = v;
-	*n = k;
+	*n = l->n;
 	return 0;
 }
 
