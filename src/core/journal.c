@@ -142,7 +142,7 @@ static void layout(struct pa_journal *j, size_t text_len)
 	j->hdr_len = round_up(text_len + 1, PA_JOURNAL_BLOCK);
 	j->prog_off = j->hdr_len;
 	j->crc_off = j->prog_off + 2 * PA_JOURNAL_BLOCK;
-	j->crc_len = round_up(chunks * 4 ? chunks * 4 : 1, PA_JOURNAL_BLOCK);
+	j->crc_len = round_up(chunks ? chunks * 4 : 1, PA_JOURNAL_BLOCK);
 	j->ring_off = j->crc_off + j->crc_len;
 	j->file_len = j->ring_off + (uint64_t)j->ring * (PA_JOURNAL_BLOCK + j->chunk);
 }
@@ -320,7 +320,7 @@ int journal_parse(const char *buf, size_t len, struct pa_journal *j)
 			if (j->n >= MAX_MOVES)
 				goto out;
 			j->v[j->n++] = (struct pa_jmove){num, a, b, c, strcmp(save, "save") == 0};
-		} else if (sscanf(line, "crc32 %x", &crc) == 1) {
+		} else if (crc_line == p && sscanf(line + 6, "%8x", &crc) == 1 && !line[14]) {
 			if (journal_crc32(0, buf, (size_t)(crc_line - buf)) != crc)
 				goto out;
 		} else {

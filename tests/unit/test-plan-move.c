@@ -1,0 +1,677 @@
+/*
+ * Unit tests of --move-data in the pure core: the plan's choice of new
+ * starts and its refusals (core/plan.c), and the move journal
+ * (core/journal.c): format, records, chunk geometry, the rule of which
+ * chunk copies a write destroys, and a model of the copy protocol that
+ * crashes after every step -- dropping and tearing any write not yet made
+ * durable -- and requires the redo to produce the moved content exactly.
+ * Expected values are worked out by hand or by brute force here, never by
+ * calling the code under test.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "unit.h"
+
+#include "core/crc32.h"
+#include "core/journal.h"
+#include "core/plan.h"
+
+#define S512 512ull
+#define DISK (1 * GiB)
+
+struct part {
+	unsigned int num;
+	uint64_t start, size;
+	const char *sig;
+	bool logical, extended;
+};
+
+#define P(n, s, z, g) {.num = (n), .start = (s), .size = (z), .sig = (g)}
+
+static struct pa_topology topo_of(uint32_t logical)
+{
+	struct pa_topology t = {.logical = logical, .physical = logical, .min_io = logical};
+
+	return t;
+}
+
+/* Plan --move-data for @n partitions on a @label disk of @size bytes. */
+static void plan_of(enum pa_label label, uint64_t size, uint32_t logical, const struct part *v,
+		    size_t n, struct pa_plan *p)
+{
+	struct pa_topology topo = topo_of(logical);
+	struct pa_plan_opts o = {.grain = PA_GRAIN_DEFAULT, .move_data = true};
+	struct pa_table t = {.label = label, .disk_size = size, .logical = logical};
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		struct pa_entry e = {.num = v[i].num, .start = v[i].start, .size = v[i].size,
+				     .logical = v[i].logical, .extended = v[i].extended,
+				     .signature = v[i].sig ? strdup(v[i].sig) : NULL};
+
+		assert_int_equal(plan_table_add(&t, &e), 0);
+	}
+	assert_int_equal(plan_compute(&t, &topo, &o, p), 0);
+}
+
+static const struct pa_step *step_of(const struct pa_plan *p, unsigned int num)
+{
+	size_t i;
+
+	for (i = 0; i < p->n; i++)
+		if (p->v[i].num == num)
+			return &p->v[i];
+	fail_msg("no step for partition %u", num);
+	return NULL;
+}
+
+/* GPT on 512-byte sectors: first usable byte 17408, last usable DISK - 16896 - 1. */
+#define FIRST 17408ull
+#define LAST (DISK - 16896ull - 1)
+
+static void test_forward_when_no_room_before(void **state)
+{
+	/* start 34 sectors: the grain boundary below is 0, before the label */
+	struct part v[] = {P(1, FIRST, 100 * MiB, "ext4")};
+	struct pa_plan p;
+
+	plan_of(PA_LABEL_GPT, DISK, 512, v, 1, &p);
+	assert_null(p.refusal);
+	assert_int_equal(p.new_label, PA_LABEL_GPT);
+	assert_int_equal(p.changes, 1);
+	assert_false(p.destroys); /* moved, not destroyed: no --discard-data needed */
+	assert_int_equal(step_of(&p, 1)->kind, PA_STEP_MOVE);
+	assert_int_equal(step_of(&p, 1)->new_start, 2 * MiB);
+	assert_int_equal(step_of(&p, 1)->new_size, 100 * MiB);
+	assert_string_equal(plan_step_name(PA_STEP_MOVE), "move");
+	plan_free(&p);
+}
+
+static void test_backward_when_room_before(void **state)
+{
+	/* p2 starts one sector after a grain boundary that p1 has left free */
+	struct part v[] = {P(1, 2 * MiB, 10 * MiB, NULL), P(2, 14 * MiB + S512, 20 * MiB, "xfs"),
+			   P(3, 40 * MiB, 10 * MiB, NULL)};
+	struct pa_plan p;
+
+	plan_of(PA_LABEL_GPT, DISK, 512, v, 3, &p);
+	assert_null(p.refusal);
+	assert_int_equal(p.changes, 1);
+	assert_int_equal(step_of(&p, 1)->kind, PA_STEP_KEEP);
+	assert_int_equal(step_of(&p, 2)->kind, PA_STEP_MOVE);
+	assert_int_equal(step_of(&p, 2)->new_start, 14 * MiB);
+	assert_int_equal(step_of(&p, 3)->kind, PA_STEP_KEEP);
+	assert_int_equal(step_of(&p, 3)->new_start, 40 * MiB);
+	plan_free(&p);
+}
+
+static void test_forward_when_predecessor_too_close(void **state)
+{
+	/* p1 ends 512 B past 12 MiB: p2 cannot go back to 12 MiB, goes to 14 MiB */
+	struct part v[] = {P(1, 2 * MiB, 10 * MiB + S512, NULL), P(2, 12 * MiB + 1024, 5 * MiB, NULL)};
+	struct pa_plan p;
+
+	plan_of(PA_LABEL_GPT, DISK, 512, v, 2, &p);
+	assert_null(p.refusal);
+	assert_int_equal(step_of(&p, 2)->kind, PA_STEP_MOVE);
+	assert_int_equal(step_of(&p, 2)->new_start, 14 * MiB);
+	plan_free(&p);
+}
+
+static void test_chain_of_forward_moves(void **state)
+{
+	/* p1 moves forward into p2's first bytes, so p2 must move forward as well */
+	struct part v[] = {P(1, FIRST, 10 * MiB, NULL), P(2, FIRST + 10 * MiB, 10 * MiB, NULL)};
+	struct pa_plan p;
+
+	plan_of(PA_LABEL_GPT, DISK, 512, v, 2, &p);
+	assert_null(p.refusal);
+	assert_int_equal(step_of(&p, 1)->new_start, 2 * MiB);
+	assert_int_equal(step_of(&p, 2)->new_start, 12 * MiB);
+	plan_free(&p);
+}
+
+static void test_aligned_disk_changes_nothing(void **state)
+{
+	struct part v[] = {P(1, 2 * MiB, 10 * MiB, "ext4"), P(2, 12 * MiB, 10 * MiB, NULL)};
+	struct pa_plan p;
+
+	plan_of(PA_LABEL_GPT, DISK, 512, v, 2, &p);
+	assert_null(p.refusal);
+	assert_int_equal(p.changes, 0);
+	assert_int_equal(step_of(&p, 1)->kind, PA_STEP_KEEP);
+	assert_int_equal(step_of(&p, 2)->kind, PA_STEP_KEEP);
+	plan_free(&p);
+}
+
+static void test_refuse_grow_the_lun(void **state)
+{
+	/* fills the disk to the last usable byte: moving 2 MiB - 17408 B forward needs that much */
+	struct part v[] = {P(1, FIRST, LAST + 1 - FIRST, "ext4")};
+	struct pa_plan p;
+
+	plan_of(PA_LABEL_GPT, DISK, 512, v, 1, &p);
+	assert_non_null(p.refusal);
+	assert_contains(p.refusal, "partition 1");
+	assert_contains(p.refusal, "grow the LUN by 2031 KiB"); /* 2097152 - 17408 */
+	assert_not_contains(p.refusal, "before it");
+	plan_free(&p);
+}
+
+static void test_refuse_free_after(void **state)
+{
+	/* p1 (11 MiB at 34 s) would end at 13 MiB, past p2 at 12 MiB */
+	struct part v[] = {P(1, FIRST, 11 * MiB, NULL), P(2, 12 * MiB, 10 * MiB, NULL)};
+	struct pa_plan p;
+
+	plan_of(PA_LABEL_GPT, DISK, 512, v, 2, &p);
+	assert_non_null(p.refusal);
+	assert_contains(p.refusal, "free 1 MiB after partition 1");
+	plan_free(&p);
+}
+
+static void test_refuse_names_both_ways(void **state)
+{
+	/* p2 misses 512 B before it to go back, 1 MiB after it to go forward */
+	struct part v[] = {P(1, 2 * MiB, 10 * MiB + S512, NULL),
+			   P(2, 12 * MiB + 1024, 11 * MiB, NULL),
+			   P(3, 24 * MiB, 10 * MiB, NULL)};
+	struct pa_plan p;
+
+	plan_of(PA_LABEL_GPT, DISK, 512, v, 3, &p);
+	assert_non_null(p.refusal);
+	assert_contains(p.refusal, "free 1 MiB after partition 2 (or 512 B before it)");
+	plan_free(&p);
+}
+
+static void test_dos_keeps_label(void **state)
+{
+	struct part v[] = {P(1, 63 * S512, 100 * MiB, "ext4")};
+	struct pa_plan p;
+
+	plan_of(PA_LABEL_MSDOS, DISK, 512, v, 1, &p);
+	assert_null(p.refusal);
+	assert_int_equal(p.new_label, PA_LABEL_MSDOS);
+	assert_int_equal(step_of(&p, 1)->new_start, 2 * MiB);
+	plan_free(&p);
+}
+
+static void test_dos_logical_refused(void **state)
+{
+	struct part v[] = {P(1, 2 * MiB, 10 * MiB, NULL),
+			   {.num = 2, .start = 12 * MiB, .size = 100 * MiB, .extended = true},
+			   {.num = 5, .start = 12 * MiB + 63 * S512, .size = 50 * MiB, .sig = "ext4", .logical = true}};
+	struct pa_plan p;
+
+	plan_of(PA_LABEL_MSDOS, DISK, 512, v, 3, &p);
+	assert_non_null(p.refusal);
+	assert_contains(p.refusal, "partition 5 is a dos logical partition");
+	plan_free(&p);
+}
+
+static void test_dos_extended_is_an_obstacle(void **state)
+{
+	/* p1 may not move forward into the extended container */
+	struct part v[] = {P(1, 63 * S512, 11 * MiB, NULL),
+			   {.num = 2, .start = 12 * MiB, .size = 100 * MiB, .extended = true},
+			   {.num = 5, .start = 14 * MiB, .size = 50 * MiB, .logical = true}};
+	struct pa_plan p;
+
+	plan_of(PA_LABEL_MSDOS, DISK, 512, v, 3, &p);
+	assert_non_null(p.refusal);
+	assert_contains(p.refusal, "free 1 MiB after partition 1");
+	plan_free(&p);
+}
+
+static void test_4k_sectors(void **state)
+{
+	/* 4Kn GPT: first usable 6 sectors (24 KiB); start 7 sectors is misaligned */
+	struct part v[] = {P(1, 7 * 4096ull, 64 * MiB, NULL), P(2, 70 * MiB + 4096, 8 * MiB, NULL)};
+	struct pa_plan p;
+
+	plan_of(PA_LABEL_GPT, DISK, 4096, v, 2, &p);
+	assert_null(p.refusal);
+	assert_int_equal(step_of(&p, 1)->new_start, 2 * MiB);
+	assert_int_equal(step_of(&p, 2)->new_start, 70 * MiB);
+	plan_free(&p);
+}
+
+/* ---- the journal ---- */
+
+/* A journal for the MOVE steps of the partitions @v (chunk @chunk). */
+static void journal_of(const struct part *v, size_t n, uint64_t chunk, struct pa_journal *j,
+		       struct pa_plan *p)
+{
+	plan_of(PA_LABEL_GPT, DISK, 512, v, n, p);
+	assert_null(p->refusal);
+	assert_int_equal(journal_init(j, p, "/dev/sdx", "wwn:0x5000", chunk, 0x1234), 0);
+}
+
+static void test_journal_order_and_modes(void **state)
+{
+	/* p1 forward, p2 kept, p3 back by 512 B, p4 forward (p3 still ends past 164 MiB) */
+	struct part v[] = {P(1, FIRST, 10 * MiB, NULL),
+			   P(2, 20 * MiB, 10 * MiB, NULL),
+			   P(3, 100 * MiB + S512, 64 * MiB + S512, NULL),
+			   P(4, 164 * MiB + 1024, 10 * MiB, NULL)};
+	struct pa_journal j;
+	struct pa_plan p;
+
+	plan_of(PA_LABEL_GPT, DISK, 512, v, 4, &p);
+	assert_null(p.refusal);
+	assert_int_equal(step_of(&p, 1)->new_start, 2 * MiB);
+	assert_int_equal(step_of(&p, 3)->new_start, 100 * MiB);
+	assert_int_equal(step_of(&p, 4)->new_start, 166 * MiB);
+	assert_int_equal(journal_init(&j, &p, "/dev/sdx", "wwn:0x5000", 0, 7), 0);
+	assert_int_equal(j.n, 3);
+	/* forward moves first, the last partition first; then backward ones */
+	assert_int_equal(j.v[0].num, 4);
+	assert_int_equal(j.v[1].num, 1);
+	assert_int_equal(j.v[2].num, 3);
+	assert_true(j.v[0].save && j.v[1].save && j.v[2].save); /* all shorter than a chunk */
+	assert_int_equal(j.ring, PA_JOURNAL_RING);
+	assert_int_equal(j.chunk, PA_JOURNAL_CHUNK);
+	journal_free(&j);
+	plan_free(&p);
+}
+
+static void test_journal_far_move_records_only(void **state)
+{
+	/* a 32 MiB move in 1 MiB chunks: writes stay >= 4 chunks behind their victims */
+	struct part v[] = {P(1, 2 * MiB, 8 * MiB, NULL), P(2, 42 * MiB + S512, 64 * MiB, NULL)};
+	struct pa_journal j;
+	struct pa_plan p;
+
+	journal_of(v, 2, 1 * MiB, &j, &p);
+	assert_int_equal(j.n, 1);
+	assert_int_equal(j.v[0].to, 42 * MiB);
+	assert_true(j.v[0].save); /* 512 B is short */
+	journal_free(&j);
+	plan_free(&p);
+
+	{
+		struct part w[] = {P(1, 2 * MiB, 8 * MiB, NULL), P(2, 60 * MiB + 4096, 64 * MiB, NULL)};
+		struct pa_step *s;
+
+		plan_of(PA_LABEL_GPT, DISK, 512, w, 2, &p);
+		/* pretend the plan moves it 50 MiB back, to 10 MiB + 4096 - 4096 */
+		s = (struct pa_step *)step_of(&p, 2);
+		s->new_start = 10 * MiB;
+		assert_int_equal(journal_init(&j, &p, "/dev/sdx", "id", 1 * MiB, 1), 0);
+		assert_false(j.v[0].save);
+		assert_int_equal(j.ring, 0);
+		journal_free(&j);
+		plan_free(&p);
+	}
+}
+
+static void test_journal_header_round_trip(void **state)
+{
+	struct part v[] = {P(1, FIRST, 10 * MiB, NULL), P(2, 100 * MiB + S512, 64 * MiB, NULL)};
+	struct pa_journal j, k;
+	struct pa_plan p;
+	char *buf;
+	size_t i;
+
+	journal_of(v, 2, 0, &j, &p);
+	assert_int_equal(journal_format(&j, &buf), 0);
+	assert_int_equal(j.hdr_len % PA_JOURNAL_BLOCK, 0);
+	assert_contains(buf, "partalign-journal 1\n");
+	assert_contains(buf, "id wwn:0x5000\n");
+	assert_int_equal(journal_parse(buf, j.hdr_len, &k), 0);
+	assert_string_equal(k.device, "/dev/sdx");
+	assert_string_equal(k.id, "wwn:0x5000");
+	assert_int_equal(k.disk_size, DISK);
+	assert_int_equal(k.logical, 512);
+	assert_int_equal(k.nonce, 0x1234);
+	assert_int_equal(k.n, j.n);
+	for (i = 0; i < j.n; i++) {
+		assert_int_equal(k.v[i].num, j.v[i].num);
+		assert_int_equal(k.v[i].from, j.v[i].from);
+		assert_int_equal(k.v[i].to, j.v[i].to);
+		assert_int_equal(k.v[i].len, j.v[i].len);
+		assert_int_equal(k.v[i].save, j.v[i].save);
+	}
+	assert_int_equal(k.file_len, j.file_len);
+	assert_int_equal(k.ring_off, j.ring_off);
+	journal_free(&k);
+	/* any changed byte of the text is caught */
+	for (i = 0; buf[i]; i += 7) {
+		char saved = buf[i];
+
+		buf[i] = saved == '1' ? '2' : '1';
+		assert_int_not_equal(journal_parse(buf, j.hdr_len, &k), 0);
+		buf[i] = saved;
+	}
+	free(buf);
+	journal_free(&j);
+	plan_free(&p);
+}
+
+static void test_records(void **state)
+{
+	unsigned char b[PA_JOURNAL_BLOCK];
+	struct pa_jprog r = {.seq = 9, .move = 2, .done = 77, .crcs = 0xdeadbeef}, r2;
+	struct pa_jslot s = {.move = 1, .chunk = 1ull << 33, .len = 8 * MiB, .crc = 42}, s2;
+	size_t i;
+
+	journal_prog_encode(&r, 5, b);
+	assert_int_equal(journal_prog_decode(b, 5, &r2), 0);
+	assert_int_equal(r2.seq, 9);
+	assert_int_equal(r2.move, 2);
+	assert_int_equal(r2.done, 77);
+	assert_int_equal(r2.crcs, 0xdeadbeef);
+	assert_int_equal(journal_prog_decode(b, 6, &r2), -EBADMSG); /* another journal */
+	for (i = 0; i < 44; i++) {
+		b[i] ^= 0x10;
+		assert_int_equal(journal_prog_decode(b, 5, &r2), -EBADMSG);
+		b[i] ^= 0x10;
+	}
+	assert_int_equal(journal_slot_decode(b, 5, &s2), -EBADMSG); /* not a slot */
+	journal_slot_encode(&s, 5, b);
+	assert_int_equal(journal_slot_decode(b, 5, &s2), 0);
+	assert_int_equal(s2.chunk, 1ull << 33);
+	assert_int_equal(s2.len, 8 * MiB);
+	assert_int_equal(s2.crc, 42);
+	memset(b, 0, sizeof(b));
+	assert_int_equal(journal_slot_decode(b, 0, &s2), -EBADMSG);
+}
+
+static void test_crc_matches_core(void **state)
+{
+	unsigned char buf[3000];
+	size_t i, off, len;
+
+	srand(1);
+	for (i = 0; i < sizeof(buf); i++)
+		buf[i] = (unsigned char)rand();
+	assert_int_equal(journal_crc32(0, "123456789", 9), 0xcbf43926u);
+	for (off = 0; off < 9; off++)
+		for (len = 0; len + off <= sizeof(buf); len += 97)
+			assert_int_equal(journal_crc32(0, buf + off, len), pa_crc32(0, buf + off, len));
+	/* continuing a CRC */
+	assert_int_equal(journal_crc32(journal_crc32(0, buf, 1001), buf + 1001, 999),
+			 pa_crc32(0, buf, 2000));
+}
+
+/* A one-move journal made by hand: chunk @c, len @l, from @f to @t (units of 512 B). */
+static void hand_journal(struct pa_journal *j, struct pa_jmove *mv, uint64_t c, uint64_t l,
+			 uint64_t f, uint64_t t)
+{
+	memset(j, 0, sizeof(*j));
+	*mv = (struct pa_jmove){1, f * S512, t * S512, l * S512, false};
+	j->chunk = c * S512;
+	j->n = 1;
+	j->v = mv;
+	j->ring = 4;
+	j->logical = 512;
+}
+
+/* Chunks cover the partition exactly; clobbers() equals a brute-force overlap search. */
+static void test_chunks_and_clobbers_brute_force(void **state)
+{
+	struct pa_journal j;
+	struct pa_jmove mv;
+	unsigned int trial;
+
+	srand(7);
+	for (trial = 0; trial < 3000; trial++) {
+		uint64_t c = 1 + (uint64_t)(rand() % 8), l = 1 + (uint64_t)(rand() % 40);
+		uint64_t f = (uint64_t)(rand() % 60), t = (uint64_t)(rand() % 60);
+		uint64_t n, i, k, covered = 0, prev_end = 0, src, dst, len;
+
+		if (f == t)
+			continue;
+		hand_journal(&j, &mv, c, l, f, t);
+		n = journal_nchunks(&j, 0);
+		assert_int_equal(n, (l + c - 1) / c);
+		for (i = 0; i < n; i++) {
+			int64_t want = -1;
+
+			journal_chunk(&j, 0, i, &src, &dst, &len);
+			assert_int_equal(dst - src, t * S512 - f * S512);
+			assert_true(len > 0 && len <= c * S512);
+			/* backward: ascending and adjacent; forward: descending and adjacent */
+			if (i && t < f)
+				assert_int_equal(src, prev_end);
+			if (i && t > f)
+				assert_int_equal(src + len, prev_end);
+			prev_end = t < f ? src + len : src;
+			covered += len;
+			/* which chunks' sources does [dst, dst+len) overlap? */
+			for (k = 0; k < n; k++) {
+				uint64_t s2, d2, l2;
+
+				journal_chunk(&j, 0, k, &s2, &d2, &l2);
+				if (s2 < dst + len && dst < s2 + l2 && (int64_t)k > want)
+					want = (int64_t)k;
+			}
+			assert_int_equal(journal_clobbers(&j, 0, i), want);
+			assert_true(want <= (int64_t)i);
+		}
+		assert_int_equal(covered, l * S512);
+	}
+}
+
+/*
+ * A model of the copy protocol of src/apply/move.c on a disk of tagged
+ * sectors.  Writes sit in a volatile cache until a flush; a crash applies
+ * a random subset of them, each maybe torn, and forgets the rest.  Ring
+ * slots and progress records are durable once written (the mover syncs
+ * the journal before it relies on them).  The redo follows the mover:
+ * start at the recorded count, replay the ring while its slots are valid,
+ * then copy from the source.
+ */
+#define MS 160 /* sectors */
+
+struct model {
+	int disk[MS];    /* durable */
+	int cache[MS];   /* what reads see */
+	bool dirty[MS];
+	uint64_t done;   /* progress record */
+	struct {
+		bool valid;
+		uint64_t chunk;
+		int data[64];
+	} ring[4];
+};
+
+static void m_flush(struct model *m)
+{
+	memcpy(m->disk, m->cache, sizeof(m->disk));
+	memset(m->dirty, 0, sizeof(m->dirty));
+}
+
+static void m_crash(struct model *m)
+{
+	size_t i;
+
+	for (i = 0; i < MS; i++)
+		if (m->dirty[i] && rand() % 2)
+			m->disk[i] = m->cache[i];
+	memcpy(m->cache, m->disk, sizeof(m->disk));
+	memset(m->dirty, 0, sizeof(m->dirty));
+}
+
+static void m_write(struct model *m, uint64_t at, const int *v, uint64_t len)
+{
+	uint64_t i;
+
+	for (i = 0; i < len; i++) {
+		m->cache[at + i] = v[i];
+		m->dirty[at + i] = true;
+	}
+}
+
+/*
+ * Run the move from m->done; stop (crash) after @budget steps, or run to
+ * the end when @budget < 0.  Returns true when it finished.
+ */
+static bool m_run(struct model *m, const struct pa_journal *j, long budget)
+{
+	uint64_t n = journal_nchunks(j, 0), i, k, src, dst, len, written;
+	int buf[64];
+	bool save = j->v[0].save;
+
+	written = m->done;
+	if (save) {
+		for (i = m->done; i < n && i < m->done + j->ring; i++) {
+			if (!m->ring[i % j->ring].valid || m->ring[i % j->ring].chunk != i)
+				break;
+			journal_chunk(j, 0, i, &src, &dst, &len);
+			m_write(m, dst / S512, m->ring[i % j->ring].data, len / S512);
+			written = i + 1;
+			if (budget >= 0 && --budget < 0)
+				return false;
+		}
+	}
+	for (i = written; i < n; i++) {
+		int64_t victim = journal_clobbers(j, 0, i);
+
+		journal_chunk(j, 0, i, &src, &dst, &len);
+		for (k = 0; k < len / S512; k++)
+			buf[k] = m->cache[src / S512 + k];
+		if (save) {
+			if (i >= m->done + j->ring) { /* the slot is still needed: record first */
+				m_flush(m);
+				m->done = i;
+			}
+			m->ring[i % j->ring].valid = true;
+			m->ring[i % j->ring].chunk = i;
+			memcpy(m->ring[i % j->ring].data, buf, sizeof(buf));
+		} else if (victim >= 0 && m->done <= (uint64_t)victim) {
+			m_flush(m);
+			m->done = i; /* everything before i is written */
+		}
+		if (budget >= 0 && --budget < 0)
+			return false;
+		m_write(m, dst / S512, buf, len / S512);
+		if (budget >= 0 && --budget < 0)
+			return false;
+	}
+	m_flush(m);
+	m->done = n;
+	return true;
+}
+
+static void test_protocol_survives_every_crash(void **state)
+{
+	static const struct {
+		uint64_t c, l, f, t;
+		bool save;
+	} cases[] = {
+		{8, 64, 20, 4, false},  /* far backward: records only */
+		{8, 64, 80, 4, false},  /* no overlap at all */
+		{8, 64, 20, 17, true},  /* backward by less than a chunk */
+		{8, 64, 20, 31, true},  /* forward by less than a chunk */
+		{4, 61, 10, 40, false}, /* far forward, a short last chunk */
+		{8, 60, 30, 18, true},  /* backward by more than a chunk, still close */
+		{8, 64, 4, 5, true},    /* forward by one sector */
+	};
+	struct pa_journal j;
+	struct pa_jmove mv;
+	size_t c;
+
+	srand(11);
+	for (c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		long crash_at, runs;
+
+		hand_journal(&j, &mv, cases[c].c, cases[c].l, cases[c].f, cases[c].t);
+		mv.save = cases[c].save;
+		for (crash_at = 0; crash_at < 80; crash_at++) {
+			struct model m;
+			uint64_t s;
+
+			memset(&m, 0, sizeof(m));
+			for (s = 0; s < MS; s++)
+				m.disk[s] = m.cache[s] = (int)s + 1000;
+			/* crash, then crash again during the redo, then finish */
+			runs = 0;
+			while (!m_run(&m, &j, runs < 3 ? crash_at + runs * 3 : -1)) {
+				m_crash(&m);
+				runs++;
+			}
+			for (s = 0; s < cases[c].l; s++)
+				if (m.disk[cases[c].t + s] != (int)(cases[c].f + s) + 1000)
+					fail_msg("case %zu, crash at %ld: sector %" PRIu64 " holds %d",
+						 c, crash_at, s, m.disk[cases[c].t + s]);
+		}
+	}
+}
+
+static void test_plan_from_journal(void **state)
+{
+	struct part v[] = {P(1, FIRST, 10 * MiB, NULL), P(2, 20 * MiB, 10 * MiB, NULL)};
+	struct part moved[] = {P(1, 2 * MiB, 10 * MiB, NULL), P(2, 20 * MiB, 10 * MiB, NULL)};
+	struct part odd[] = {P(1, 3 * MiB, 10 * MiB, NULL), P(2, 20 * MiB, 10 * MiB, NULL)};
+	struct pa_topology topo = topo_of(512);
+	struct pa_plan_opts o = {.grain = PA_GRAIN_DEFAULT};
+	struct pa_journal j;
+	struct pa_plan p, q;
+
+	journal_of(v, 2, 0, &j, &p);
+	plan_free(&p);
+
+	/* the old table, planned without --move-data: the journal's plan replaces it */
+	plan_of(PA_LABEL_GPT, DISK, 512, v, 2, &q);
+	assert_int_equal(journal_plan(&j, &topo, &o, &q), 0);
+	assert_null(q.refusal);
+	assert_int_equal(q.changes, 1);
+	assert_int_equal(step_of(&q, 1)->kind, PA_STEP_MOVE);
+	assert_int_equal(step_of(&q, 1)->new_start, 2 * MiB);
+	assert_int_equal(step_of(&q, 2)->kind, PA_STEP_KEEP);
+	plan_free(&q);
+
+	/* the new table already written: nothing left but the kernel and the journal */
+	plan_of(PA_LABEL_GPT, DISK, 512, moved, 2, &q);
+	assert_int_equal(journal_plan(&j, &topo, &o, &q), 0);
+	assert_null(q.refusal);
+	assert_int_equal(q.changes, 0);
+	plan_free(&q);
+
+	/* anything else: refused */
+	plan_of(PA_LABEL_GPT, DISK, 512, odd, 2, &q);
+	assert_int_equal(journal_plan(&j, &topo, &o, &q), 0);
+	assert_non_null(q.refusal);
+	assert_contains(q.refusal, "partition 1 is not where the journal left it");
+	plan_free(&q);
+
+	plan_of(PA_LABEL_GPT, 2 * DISK, 512, moved, 2, &q);
+	assert_int_equal(journal_plan(&j, &topo, &o, &q), 0);
+	assert_contains(q.refusal, "not the one of the journal");
+	plan_free(&q);
+	journal_free(&j);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_forward_when_no_room_before),
+		cmocka_unit_test(test_backward_when_room_before),
+		cmocka_unit_test(test_forward_when_predecessor_too_close),
+		cmocka_unit_test(test_chain_of_forward_moves),
+		cmocka_unit_test(test_aligned_disk_changes_nothing),
+		cmocka_unit_test(test_refuse_grow_the_lun),
+		cmocka_unit_test(test_refuse_free_after),
+		cmocka_unit_test(test_refuse_names_both_ways),
+		cmocka_unit_test(test_dos_keeps_label),
+		cmocka_unit_test(test_dos_logical_refused),
+		cmocka_unit_test(test_dos_extended_is_an_obstacle),
+		cmocka_unit_test(test_4k_sectors),
+		cmocka_unit_test(test_journal_order_and_modes),
+		cmocka_unit_test(test_journal_far_move_records_only),
+		cmocka_unit_test(test_journal_header_round_trip),
+		cmocka_unit_test(test_records),
+		cmocka_unit_test(test_crc_matches_core),
+		cmocka_unit_test(test_chunks_and_clobbers_brute_force),
+		cmocka_unit_test(test_protocol_survives_every_crash),
+		cmocka_unit_test(test_plan_from_journal),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
