@@ -21,7 +21,7 @@ export PATH="/usr/sbin:/usr/bin:/sbin:/bin:$PATH"
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top_srcdir=$(cd "$here/../.." && pwd)
 
-kver= partalign= workdir= out=
+kver='' partalign='' workdir='' out=''
 scenarios=()
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -87,8 +87,7 @@ which_host() {
 
 # Writes the cpio archive of the tree in $1 to $2.
 pack() {
-	(cd "$1" && find . -mindepth 1 | sort | cpio -o -H newc -R 0:0 --quiet) >"$2.tmp"
-	mv "$2.tmp" "$2"
+	(cd "$1" && find . -mindepth 1 | sort | cpio -o -H newc -R 0:0 --quiet) >"$2"
 }
 
 # Copies the manifest into the staging tree $1.
@@ -162,6 +161,7 @@ else
 	mkdir -p "$root/usr/lib/systemd"
 	ln -s ../../bin/udevadm "$root/usr/lib/systemd/systemd-udevd"
 	for m in "${!loadlist[@]}"; do
+		# shellcheck disable=SC2086 # one .ko per word
 		printf '%s\n' ${loadlist[$m]} >"$root/etc/vm-modules/$m"
 	done
 	cat >"$root/etc/passwd" <<-'EOF'
@@ -183,8 +183,11 @@ else
 		sgx:x:108:
 		nogroup:x:65534:
 	EOF
-	pack "$root" "$base"
-	rm -f $(ls "$workdir"/initramfs-base-*.cpio | grep -v -- "-$key.cpio") 2>/dev/null || true
+	pack "$root" "$stage/base.cpio"
+	mv "$stage/base.cpio" "$base"
+	for old in "$workdir"/initramfs-base-*.cpio; do
+		[ "$old" = "$base" ] || rm -f "$old"
+	done
 fi
 
 # ---- overlay ---------------------------------------------------------------

@@ -17,6 +17,7 @@
 #   VM_KERNEL     kernel image (default: the newest /boot/vmlinuz-* with modules)
 #   VM_SCENARIOS  space-separated patterns of scenario names to run (default all)
 #   VM_TIMEOUT    seconds before the guest is killed (default 270)
+#   VM_SCENARIO_TIMEOUT  seconds one scenario may take in the guest (default 150)
 #   VM_SMP, VM_MEM  guest CPUs (default 1) and memory in MiB (default 512)
 #   QEMU          the emulator (default qemu-system-x86_64)
 # The work directory keeps the cached initramfs base and, after each run,
@@ -55,6 +56,7 @@ qemu=${QEMU:-qemu-system-x86_64}
 command -v "$qemu" >/dev/null || skip "$qemu not found (Debian: apt-get install qemu-system-x86)"
 kernel=${VM_KERNEL:-}
 if [ -z "$kernel" ]; then
+	# shellcheck disable=SC2012 # version sort
 	for k in $(ls -1v /boot/vmlinuz-* 2>/dev/null | tac); do
 		if [ -f "/lib/modules/${k##*/vmlinuz-}/modules.dep" ]; then
 			kernel=$k
@@ -63,6 +65,7 @@ if [ -z "$kernel" ]; then
 	done
 fi
 [ -n "$kernel" ] || skip "no kernel image with modules in /boot (Debian: apt-get install linux-image-amd64; or set VM_KERNEL)"
+[ -f "$kernel" ] || skip "no kernel image $kernel"
 [ -r "$kernel" ] || skip "cannot read $kernel (run as root or set VM_KERNEL)"
 kver=${kernel##*/vmlinuz-}
 [ -f "/lib/modules/$kver/modules.dep" ] || skip "no modules for $kver in /lib/modules"
@@ -96,7 +99,7 @@ vm_timeout=${VM_TIMEOUT:-270}
 mkdir -p "$workdir"
 workdir=$(cd "$workdir" && pwd)
 run=$(mktemp -d "$workdir/run.XXXXXX")
-qpid= tpid=
+qpid='' tpid=''
 cleanup() {
 	local rc=$?
 	set +e
@@ -124,14 +127,17 @@ pvh_kernel() {
 			gzip) off=$(grep -abo $'\x1f\x8b\x08' "$img" | head -n 1 | cut -d: -f1); tool="gzip -dc" ;;
 			zstd) off=$(grep -abo $'\x28\xb5\x2f\xfd' "$img" | head -n 1 | cut -d: -f1); tool="zstd -dc" ;;
 			esac
-			[ -n "$off" ] && command -v "${tool%% *}" >/dev/null || continue
-			tail -c +$((off + 1)) "$img" | $tool 2>/dev/null >"$out.tmp" || true
-			if [ "$(head -c 4 "$out.tmp" | od -An -c | tr -d ' ')" = '177ELF' ] &&
-				readelf -n "$out.tmp" 2>/dev/null | grep -q 'note type: (0x00000012)'; then
-				mv "$out.tmp" "$out"
+			if [ -z "$off" ] || ! command -v "${tool%% *}" >/dev/null; then
+				continue
+			fi
+			tail -c +$((off + 1)) "$img" | $tool 2>/dev/null >"$run/vmlinux" || true
+			# 0x12: XEN_ELFNOTE_PHYS32_ENTRY, the PVH entry point qemu needs
+			if [ "$(head -c 4 "$run/vmlinux" | od -An -c | tr -d ' ')" = '177ELF' ] &&
+				readelf -n "$run/vmlinux" 2>/dev/null | grep -q 'note type: (0x00000012)'; then
+				mv "$run/vmlinux" "$out"
 				break
 			fi
-			rm -f "$out.tmp"
+			rm -f "$run/vmlinux"
 		done
 	fi
 	if [ -s "$out" ]; then echo "$out"; else echo "$img"; fi
@@ -179,7 +185,7 @@ t0=$SECONDS
 timeout -k 10 "$vm_timeout" "$qemu" -accel tcg -cpu max -m "${VM_MEM:-512}" \
 	-smp "${VM_SMP:-1}" -nodefaults -no-user-config -display none -no-reboot \
 	-kernel "$boot_kernel" -initrd "$run/initramfs.cpio" \
-	-append "console=ttyS0 ${VM_APPEND:-quiet} panic=-1 rdinit=/init" \
+	-append "console=ttyS0 ${VM_APPEND:-quiet} panic=-1 rdinit=/init vm.timeout=${VM_SCENARIO_TIMEOUT:-150}" \
 	-serial "file:$console" -serial "file:$results" \
 	"${qargs[@]}" >"$workdir/qemu.log" 2>&1 &
 qpid=$!

@@ -57,6 +57,19 @@ while read -r n start size; do
 done </tmp/mpath.parts
 vm_check "$map" "$label" "$parts"
 
+# what udev rules keyed on DM_UUID (partalign rules) will match on
+bad=
+while read -r n start size; do
+	dm=$(vm_dm_by_name "pa-mpath-part$n")
+	[ "$(vm_udev_prop "$dm" DM_UUID)" = "part$n-mpath-$wwid" ] ||
+		bad="$bad $dm:DM_UUID=$(vm_udev_prop "$dm" DM_UUID)"
+done </tmp/mpath.parts
+if [ -z "$bad" ]; then
+	vm_pass "$label/udev" "udev has DM_UUID part<N>-mpath-$wwid for every kpartx map"
+else
+	vm_fail "$label/udev" "udev database:$bad"
+fi
+
 # the paths: listed as paths of the map, not checked, their partitions hidden
 if vm_run_check "/dev/$p1" "/dev/$p2"; then
 	rows=$(for r in $(awk -F '\t' '$2 == "name" { print $1 }' "$VM_ROWS"); do
