@@ -1,0 +1,12 @@
+#!/bin/bash
+# Crash safety of the table write (see tests/fix/crashlib.sh) for a dos table
+# with logical partitions converted to GPT: the EBR chain must not be
+# cleared while sector 0 still holds the dos MBR, or a fault in between
+# leaves a dos table that has lost its logical partitions.
+. "$top_srcdir/tests/lib/common.sh"
+. "$top_srcdir/tests/fix/lib.sh"
+. "$top_srcdir/tests/fix/crashlib.sh"
+
+crash_case dosebr 512 16M 'label: dos
+start=63,size=2000,type=83\nstart=4095,size=20000,type=5
+start=4200,size=3000,type=83\nstart=8000,size=3000,type=8e'
