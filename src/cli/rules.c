@@ -360,17 +360,19 @@ static int check_contents(struct pa_dev *d, const struct rules_entry *e, bool fo
 	       : d->fstype && strcmp(d->fstype, "oracleasm") != 0 ? d->fstype
 								  : NULL;
 	if (what && !force) {
-		rc = pa_diag_add(
-			 diags, d->path, 0,
-			 "holds data (signature: %s): ASM would destroy it; wipe it first "
-			 "(wipefs) or give --force to name it %s anyway",
-			 what, e->name)
-			 ?: -EEXIST;
+		rc =
+		    pa_diag_add(
+			diags, d->path, 0,
+			"holds data (signature: %s): ASM would destroy it; wipe it first "
+			"(wipefs) or give --force to name it %s anyway",
+			what, e->name)
+			?: -EEXIST;
 		free(sig);
 		return rc;
 	}
 	if (what)
-		msg_warn(d->path, "holds data (signature: %s); --force: ASM will overwrite it",
+		msg_warn(d->path,
+			 "holds data (signature: %s); --force: ASM will overwrite it",
 			 what);
 	free(sig);
 	return 0;
@@ -567,8 +569,8 @@ static void warn_claims(const struct rules_set *s, const char *root, const char 
 							 "%s:%zu also matches %s=%s, the "
 							 "device named %s here",
 							 path, c[j].line,
-							 rules_rule_key(r),
-							 r->value, r->name);
+							 rules_rule_key(r), r->value,
+							 r->name);
 				}
 			}
 			free(c);
@@ -706,7 +708,7 @@ static size_t dropped_links(const struct rules_set *s, const char *old, char **a
 }
 
 /* Reload, change events for the named devices, settle, check every link. */
-static int apply_udev(const struct rules_set *s, const char *old)
+static int apply_udev(const struct rules_set *s, const char *old, bool *triggered)
 {
 	char *reload[] = {"udevadm", "control", "--reload", NULL};
 	char *settle[] = {"udevadm", "settle", "--timeout=60", NULL};
@@ -738,6 +740,7 @@ static int apply_udev(const struct rules_set *s, const char *old)
 	}
 	n += dropped_links(s, old, trigger + n, max - s->n, syspath + s->n);
 	trigger[n] = NULL;
+	*triggered = true;
 	rc = run(trigger);
 	if (rc == 0)
 		rc = run(settle);
@@ -912,6 +915,7 @@ static int parse(int argc, char **argv, struct opts *o, struct rules_map *map,
 /* After writing: make udev apply the rules here, or say why not. */
 static int apply(const struct opts *o, const struct rules_set *set, const char *old)
 {
+	bool triggered = false;
 	int ch;
 
 	if (o->no_reload) {
@@ -931,7 +935,7 @@ static int apply(const struct opts *o, const struct rules_set *set, const char *
 			      : "cannot tell whether this is a chroot (no /proc)");
 		return PA_EXIT_OK;
 	}
-	return apply_udev(set, old);
+	return apply_udev(set, old, &triggered);
 }
 
 int cmd_rules(int argc, char **argv)
@@ -977,6 +981,13 @@ int cmd_rules(int argc, char **argv)
 		goto nomem;
 	if (diags.n) {
 		msg_diags(&diags);
+		/* a kickstart chroot often lacks /run: say why IDs may be missing */
+		if (access("/run/udev/data", F_OK) != 0)
+			msg_warn(
+			    NULL,
+			    "udev's database (/run/udev/data) is not here: only "
+			    "PARTUUID (read with libblkid) and DM_UUID keys are known; "
+			    "bind-mount /run or run partalign on the installed system");
 		msg_err(target, 0, "not written: fix the errors above");
 		status = PA_EXIT_ERROR;
 		goto out;
@@ -1030,9 +1041,11 @@ int cmd_rules(int argc, char **argv)
 		if (!ok) {
 			printf("some links are missing or wrong: applying the rules "
 			       "again\n");
-			status = apply_udev(&set, old);
-			if (status == PA_EXIT_OK)
-				status = PA_EXIT_CHANGED;
+			bool triggered = false;
+
+			status = apply_udev(&set, old, &triggered);
+			if (triggered)
+				status |= PA_EXIT_CHANGED;
 		}
 		goto out;
 	}

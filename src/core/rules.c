@@ -725,9 +725,9 @@ static int describe(const struct pa_dev *d, enum rules_match m, char **out,
 {
 	const struct pa_dev *w = d->disk ? d->disk : d;
 	const char *model = w->model ? w->model : d->model;
-	const char *wwn = udev_wwn_ext(d)  ? udev_wwn_ext(d)
-			  : udev_wwn(d) ? udev_wwn(d)
-					: d->wwn;
+	const char *wwn = udev_wwn_ext(d) ? udev_wwn_ext(d)
+			  : udev_wwn(d)	  ? udev_wwn(d)
+					  : d->wwn;
 	const char *wwid = mpath_wwid(d);
 	const char *serial = m == RULES_MATCH_SERIAL ? udev_serial(d) : NULL;
 	const char *why;

@@ -158,7 +158,7 @@ err_has "/etc/passwd: not a block device (P)"
 err_has "/dev/partalign-no-such-disk: cannot use it for N: No such file or directory"
 err_has "partuuid:00000000-0000-0000-0000-00000000dead: no device of the host has this ID"
 err_has "$OUT: not written"
-[ "$(grep -c '^partalign: ' "$T_TMP/err")" = 7 ] || fail "not one line per refusal: $(cat "$T_TMP/err")"
+[ "$(grep -v '^partalign: warning: ' "$T_TMP/err" | grep -c '^partalign: ')" = 7 ] || fail "not one line per refusal: $(cat "$T_TMP/err")"
 grep -q "${A}p1" "$T_TMP/err" && fail "the good entry was reported"
 ln -s "${A}p1" "$T_TMP/by-id-link"
 run 8 --disk "X=${A}p1" --disk "Y=$T_TMP/by-id-link" --output "$OUT" --no-reload
