@@ -166,7 +166,8 @@ while read -r img size rest; do
 		ndrive=$((ndrive + 1))
 		[ -e "$run/$img.img" ] || truncate -s "$size" "$run/$img.img"
 		# paths to one image share it: no image locking
-		qargs+=(-drive "if=none,id=$id,file=$run/$img.img,format=raw,cache=unsafe,file.locking=off")
+		f=$run/$img.img
+		qargs+=(-drive "if=none,id=$id,file=${f//,/,,},format=raw,cache=unsafe,file.locking=off")
 		rest=${rest//@DRIVE@/$id}
 	fi
 	read -ra words <<<"$rest"
@@ -204,8 +205,8 @@ t_guest=$((SECONDS - t0))
 
 # ---- the tally ---------------------------------------------------------------------
 tr -d '\r' <"$results" >"$run/results"
-pass=$(grep -c '^@@RESULT [^ ]* PASS' "$run/results" || true)
-fail=$(grep '^@@RESULT ' "$run/results" | grep -vc '^@@RESULT [^ ]* PASS' || true)
+pass=$(grep -Ec '^@@RESULT [^ ]+ PASS( |$)' "$run/results" || true)
+fail=$(grep '^@@RESULT ' "$run/results" | grep -Evc '^@@RESULT [^ ]+ PASS( |$)' || true)
 if [ "$qrc" = 124 ] || [ "$qrc" = 137 ]; then
 	echo "vm: the guest was killed after ${vm_timeout}s"
 elif [ "$qrc" != 0 ]; then
