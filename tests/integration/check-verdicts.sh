@@ -28,53 +28,52 @@ for d in "$g512" "$d512" "$g4k" "$d4k"; do
 	[ "$n" -ge 4 ] || fail "$d: only $n partitions reached the kernel"
 done
 
-# case DEV GRAIN_BYTES EXPECTED_POLICY_PATTERN [--align VALUE]
-# Pattern: one letter per partition in partition order, o ok, M misaligned,
-# - n/a.  The exit status must be 4 exactly when an M is present.
-case_check() {
-	local dev=$1 grain=$2 want=$3 got
-	shift 3
-	run_pa "$T_TMP/out" "$T_TMP/err" check --json "$@" "$dev"
-	[ -s "$T_TMP/err" ] && fail "check $* $dev: stderr: $(cat "$T_TMP/err")"
-	jq -e . "$T_TMP/out" >/dev/null || fail "check $* $dev: not JSON"
-	got=$(verify_disk "$T_TMP/out" "$dev" "$grain")
-	assert_eq "$want" "$got" "check $* $dev: policy verdicts"
-	if [[ $want == *M* ]]; then
-		expect_rc 4 "check $* $dev"
-	elif [[ $want != *-* ]]; then
-		expect_rc 0 "check $* $dev"
+# grain_case ALIGN DEV GRAIN_BYTES PATTERN [DEV GRAIN_BYTES PATTERN...]
+# One run of check --json [--align ALIGN] over all the DEVs (partalign scans
+# the whole machine each time, so runs are few); each DEV's rows are then
+# verified.  PATTERN: the policy verdicts worked out by hand, one letter per
+# partition in partition order, o ok, M misaligned, - n/a.  The exit status
+# must be 4 exactly when an M is present, 0 when all are o.
+grain_case() {
+	local align=$1 devs=() all="" i got
+	local -a args=()
+	shift
+	[ -z "$align" ] || args=(--align "$align")
+	for ((i = 1; i <= $#; i += 3)); do
+		devs+=("${!i}")
+	done
+	run_pa "$T_TMP/out" "$T_TMP/err" check --json "${args[@]}" "${devs[@]}"
+	[ -s "$T_TMP/err" ] && fail "check ${args[*]}: stderr: $(cat "$T_TMP/err")"
+	jq -e . "$T_TMP/out" >/dev/null || fail "check ${args[*]}: not JSON"
+	while [ $# -gt 0 ]; do
+		got=$(verify_disk "$T_TMP/out" "$1" "$2")
+		assert_eq "$3" "$got" "check ${args[*]} $1: policy verdicts"
+		echo "ok: ${1#/dev/} ${align:-default} $got"
+		all+=$3
+		shift 3
+	done
+	if [[ $all == *M* ]]; then
+		expect_rc 4 "check ${args[*]} ${devs[*]}"
+	elif [[ $all != *-* ]]; then
+		expect_rc 0 "check ${args[*]} ${devs[*]}"
 	fi
-	echo "ok: ${dev#/dev/} ${*:-default} $got"
 }
 
-case_check "$g512" 2097152 MMMMoo
-case_check "$g512" 2097152 MMMMoo --align 2MiB
-case_check "$g512" 1048576 MMoMoo --align 1MiB
-case_check "$g512" 2097152 MMMMoo --align 4096s
-case_check "$g512" 1073741824 MMMMMo --align 1GiB
-case_check "$g512" 4096 MMoMoo --align 8s
-case_check "$g512" 512 oooooo --align 1s
-
-case_check "$d512" 2097152 MMoo
-case_check "$d512" 1048576 Mooo --align 1MiB
-case_check "$d512" 2097152 MMoo --align 4096s
-case_check "$d512" 1073741824 MMMo --align 1GiB
-
-case_check "$g4k" 2097152 MMMMoo
-case_check "$g4k" 1048576 MMoMoo --align 1MiB
-# 4096 sectors of 4 KiB: 16 MiB
-case_check "$g4k" 16777216 MMMMMo --align 4096s
-case_check "$g4k" 1073741824 MMMMMo --align 1GiB
-# 8 sectors of 4 KiB: 32 KiB
-case_check "$g4k" 32768 MMoMoo --align 8s
-# a grain that is no multiple of the logical sector cannot be judged
-case_check "$g4k" 0 ------ --align 1KiB
-
-case_check "$d4k" 2097152 MMMo
-case_check "$d4k" 1048576 MoMo --align 1MiB
-case_check "$d4k" 16777216 MMMo --align 4096s
-case_check "$d4k" 1073741824 MMMo --align 1GiB
-case_check "$d4k" 32768 ooMo --align 8s
+grain_case "" "$g512" 2097152 MMMMoo "$d512" 2097152 MMoo \
+	"$g4k" 2097152 MMMMoo "$d4k" 2097152 MMMo
+grain_case 2MiB "$g512" 2097152 MMMMoo "$g4k" 2097152 MMMMoo
+grain_case 1MiB "$g512" 1048576 MMoMoo "$d512" 1048576 Mooo \
+	"$g4k" 1048576 MMoMoo "$d4k" 1048576 MoMo
+# 4096 sectors: 2 MiB on 512, 16 MiB on 4Kn
+grain_case 4096s "$g512" 2097152 MMMMoo "$d512" 2097152 MMoo \
+	"$g4k" 16777216 MMMMMo "$d4k" 16777216 MMMo
+grain_case 1GiB "$g512" 1073741824 MMMMMo "$d512" 1073741824 MMMo \
+	"$g4k" 1073741824 MMMMMo "$d4k" 1073741824 MMMo
+# 8 sectors: 4 KiB on 512, 32 KiB on 4Kn
+grain_case 8s "$g512" 4096 MMoMoo "$g4k" 32768 MMoMoo "$d4k" 32768 ooMo
+grain_case 1s "$g512" 512 oooooo "$d512" 512 oooo
+# a grain that is no multiple of the logical sector cannot be judged on 4Kn
+grain_case 1KiB "$g4k" 0 ------ "$d4k" 0 ----
 
 # The grain used is reported: POLICY-GRAIN in bytes.
 run_pa "$T_TMP/out" "$T_TMP/err" check --json -o NAME,POLICY-GRAIN --align 8s "$g4k"
@@ -84,23 +83,13 @@ run_pa "$T_TMP/out" "$T_TMP/err" check --json -o NAME,POLICY-GRAIN --align 8s "$
 assert_eq 4096 "$(jq -r '[.devices[]."policy-grain"] | unique | .[]' "$T_TMP/out")" \
 	"policy-grain of 8s on 512"
 
-# Several disks at once: every row checked, one status over all.
-run_pa "$T_TMP/out" "$T_TMP/err" check --json "$g512" "$d4k"
-expect_rc 4 "two disks"
-verify_disk "$T_TMP/out" "$g512" 2097152 >/dev/null
-verify_disk "$T_TMP/out" "$d4k" 2097152 >/dev/null
-assert_eq 10 "$(jq '.devices | length' "$T_TMP/out")" "two disks: rows"
-
 # Exit status 0 when all is aligned, 4 as soon as one start misses the grain.
 good=$(mkdisk good 64M 512 'label: gpt\nstart=4096,size=4096\nstart=8192,size=8192')
 mib=$(mkdisk mib 64M 512 'label: gpt\nstart=2048,size=2048\nstart=4096,size=4096')
 good4k=$(mkdisk good4k 64M 4096 'label: dos\nstart=512,size=512\nstart=1024,size=1024')
-case_check "$good" 2097152 oo
-case_check "$good4k" 2097152 oo
-case_check "$mib" 2097152 Mo
-case_check "$mib" 1048576 oo --align 1MiB
-run_pa "$T_TMP/out" "$T_TMP/err" check "$good" "$good4k"
-expect_rc 0 "two aligned disks"
+grain_case "" "$good" 2097152 oo "$good4k" 2097152 oo
+grain_case "" "$mib" 2097152 Mo
+grain_case 1MiB "$mib" 1048576 oo "$good" 1048576 oo
 run_pa "$T_TMP/out" "$T_TMP/err" check "$good" "$mib"
 expect_rc 4 "an aligned and a misaligned disk"
 # a single partition may be named too
