@@ -21,6 +21,7 @@
 #include <limits.h>
 #include <pwd.h>
 #include <spawn.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +38,22 @@
 #include "scan/scan.h"
 
 extern char **environ;
+
+/* --quiet: no progress lines on stdout (provision and scripts); errors still on stderr */
+static bool quiet;
+
+static void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static void note(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (quiet)
+		return;
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+}
 
 struct opts {
 	enum rules_match match;
@@ -84,6 +101,8 @@ static void usage(FILE *f)
 	    "md\n"
 	    "                          signature (ASM will destroy it)\n"
 	    "      --no-reload         do not reload udev, trigger or check the links\n"
+	    "  -q, --quiet             no progress lines on stdout (errors still on "
+	    "stderr)\n"
 	    "  -h, --help              this text\n"
 	    "\n"
 	    "Exit status: 0 nothing changed, 1 rules written, 8 refused or failed,\n"
@@ -630,7 +649,7 @@ static bool account_id(const char *name, bool user, unsigned long *id)
 }
 
 /* The link, its target, owner, group and mode as the rule asks. */
-static int verify(const struct rules_rule *r, bool quiet)
+static int verify(const struct rules_rule *r, bool silent)
 {
 	char link[PATH_MAX];
 	unsigned long uid, gid, mode = strtoul(r->mode, NULL, 8);
@@ -638,44 +657,44 @@ static int verify(const struct rules_rule *r, bool quiet)
 
 	snprintf(link, sizeof(link), "/dev/%s/%s", RULES_LINK_DIR, r->name);
 	if (lstat(link, &st) < 0) {
-		if (!quiet)
+		if (!silent)
 			msg_err(link, errno,
 				"missing after udev applied the rules (for %s)",
 				r->dev->path);
 		return -ENOENT;
 	}
 	if (!S_ISLNK(st.st_mode)) {
-		if (!quiet)
+		if (!silent)
 			msg_err(link, 0, "is not a symlink (ASMLib's filesystem?)");
 		return -EEXIST;
 	}
 	if (stat(link, &st) < 0 || !S_ISBLK(st.st_mode) ||
 	    st.st_rdev != makedev(r->dev->major, r->dev->minor)) {
-		if (!quiet)
+		if (!silent)
 			msg_err(link, 0, "does not point to %s", r->dev->path);
 		return -EEXIST;
 	}
 	if (!account_id(r->owner, true, &uid) || st.st_uid != uid) {
-		if (!quiet)
+		if (!silent)
 			msg_err(link, 0, "%s is owned by uid %u, not %s", r->dev->path,
 				(unsigned int)st.st_uid, r->owner);
 		return -EPERM;
 	}
 	if (!account_id(r->group, false, &gid) || st.st_gid != gid) {
-		if (!quiet)
+		if (!silent)
 			msg_err(link, 0, "%s has group gid %u, not %s", r->dev->path,
 				(unsigned int)st.st_gid, r->group);
 		return -EPERM;
 	}
 	if ((st.st_mode & 07777) != mode) {
-		if (!quiet)
+		if (!silent)
 			msg_err(link, 0, "%s has mode %04o, not %s", r->dev->path,
 				(unsigned int)(st.st_mode & 07777), r->mode);
 		return -EPERM;
 	}
-	if (!quiet)
-		printf("/dev/%s/%s -> %s: %s:%s %s\n", RULES_LINK_DIR, r->name,
-		       r->dev->path, r->owner, r->group, r->mode);
+	if (!silent)
+		note("/dev/%s/%s -> %s: %s:%s %s\n", RULES_LINK_DIR, r->name,
+		     r->dev->path, r->owner, r->group, r->mode);
 	return 0;
 }
 
@@ -812,12 +831,13 @@ static int parse(int argc, char **argv, struct opts *o, struct rules_map *map,
 	    {"dry-run", no_argument, NULL, 'n'},
 	    {"force", no_argument, NULL, 'f'},
 	    {"no-reload", no_argument, NULL, OPT_NO_RELOAD},
+	    {"quiet", no_argument, NULL, 'q'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
 	int c, rc;
 
-	while ((c = getopt_long(argc, argv, "d:m:nfh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "d:m:nfqh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
 			rc = rules_map_add_arg(map, optarg, diags);
@@ -879,6 +899,9 @@ static int parse(int argc, char **argv, struct opts *o, struct rules_map *map,
 		case 'f':
 			o->force = true;
 			break;
+		case 'q':
+			quiet = true;
+			break;
 		case OPT_NO_RELOAD:
 			o->no_reload = true;
 			break;
@@ -919,20 +942,20 @@ static int apply(const struct opts *o, const struct rules_set *set, const char *
 	int ch;
 
 	if (o->no_reload) {
-		printf("--no-reload: udev not reloaded; the rules apply at the next "
-		       "'udevadm control --reload' and change event, or boot\n");
+		note("--no-reload: udev not reloaded; the rules apply at the next "
+		     "'udevadm control --reload' and change event, or boot\n");
 		return PA_EXIT_OK;
 	}
 	if (o->root) {
-		printf("--root %s: the rules apply at the next boot of that system\n",
-		       o->root);
+		note("--root %s: the rules apply at the next boot of that system\n",
+		     o->root);
 		return PA_EXIT_OK;
 	}
 	ch = in_chroot();
 	if (ch != 0) {
-		printf("%s: udev not triggered; the rules apply at the next boot\n",
-		       ch > 0 ? "running in a chroot"
-			      : "cannot tell whether this is a chroot (no /proc)");
+		note("%s: udev not triggered; the rules apply at the next boot\n",
+		     ch > 0 ? "running in a chroot"
+			    : "cannot tell whether this is a chroot (no /proc)");
 		return PA_EXIT_OK;
 	}
 	return apply_udev(set, old, &triggered);
@@ -957,6 +980,7 @@ int cmd_rules(int argc, char **argv)
 	const char *what;
 	int status = PA_EXIT_OK, rc;
 
+	quiet = false;
 	rc = parse(argc, argv, &o, &map, &diags);
 	if (rc != 0) {
 		msg_diags(&diags);
@@ -1033,14 +1057,14 @@ int cmd_rules(int argc, char **argv)
 		size_t i;
 		bool ok = true;
 
-		printf("%s: unchanged\n", target);
+		note("%s: unchanged\n", target);
 		if (o.no_reload || o.root || in_chroot() != 0)
 			goto out;
 		for (i = 0; i < set.n; i++)
 			ok &= verify(&set.v[i], true) == 0;
 		if (!ok) {
-			printf("some links are missing or wrong: applying the rules "
-			       "again\n");
+			note("some links are missing or wrong: applying the rules "
+			     "again\n");
 			bool triggered = false;
 
 			status = apply_udev(&set, old, &triggered);
@@ -1055,7 +1079,7 @@ int cmd_rules(int argc, char **argv)
 		status = PA_EXIT_ERROR;
 		goto out;
 	}
-	printf("%s: written (%zu rule%s)\n", target, set.n, set.n == 1 ? "" : "s");
+	note("%s: written (%zu rule%s)\n", target, set.n, set.n == 1 ? "" : "s");
 	status = PA_EXIT_CHANGED | apply(&o, &set, old);
 	goto out;
 nomem:

@@ -96,6 +96,8 @@ run 0 --map "$T_TMP/map2" --output "$OUT" --no-reload
 out_has "$OUT: unchanged"
 assert_eq "$before" "$(fstate "$OUT")" "inode, mtime and size after the rerun"
 cmp -s "$T_TMP/want2" "$OUT" || fail "content changed on the rerun"
+run 0 --map "$T_TMP/map2" --output "$OUT" --no-reload --quiet
+[ ! -s "$T_TMP/out" ] || fail "--quiet printed: $(cat "$T_TMP/out")"
 # the same map in another order, from --disk: the same bytes
 run 0 --disk "DATA2=${A}p2" --disk "DATA1=${A}p1" --output "$OUT" --no-reload
 out_has unchanged
