@@ -4,13 +4,17 @@
 # and a second fix finishes the job.  GPT -> GPT on 512-byte sectors and
 # dos (primary partitions only) -> GPT on 4096-byte sectors.
 #
-# Observed (libparted 3.5, this host): GPT -> GPT is 4 steps (backup GPT
-# write + flush, primary header and entries in one write + flush; sector 0
-# is unchanged and skipped).  A fault after the backup GPT is written and
-# before the primary is leaves the old table readable by sfdisk, while
-# `sgdisk -v` reports PROBLEMS (the two copies disagree); the rerun repairs
-# it.  dos -> GPT is 6 steps, sector 0 last; sfdisk reads the dos table
-# until sector 0 is written, and sgdisk -v then only sees a dos table.
+# Observed (libparted 3.5, Debian 12): GPT -> GPT is 4 steps: the backup
+# GPT (entries + header) in one pwrite + fsync, then the primary header +
+# entries in one pwrite + fsync; sector 0 (the protective MBR) is unchanged
+# and skipped.  Once the backup copy is written and until the primary is,
+# sfdisk reads the old table (the primary) while `sgdisk -v` reports
+# problems ("Main and backup partition tables differ", "The CRC for the
+# backup partition table is invalid": gdisk checks the backup entries
+# against the main header; each copy on its own has valid header and entry
+# CRCs).  That is expected, and the rerun repairs it.  dos -> GPT (4Kn) is 6
+# steps, sector 0 last: sfdisk reads the dos table until sector 0 is
+# written.  The state after every step is printed in the test log.
 . "$top_srcdir/tests/lib/common.sh"
 . "$top_srcdir/tests/fix/lib.sh"
 . "$top_srcdir/tests/fix/crashlib.sh"

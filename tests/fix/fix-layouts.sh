@@ -128,7 +128,7 @@ run_case d512-full 16M 512 4096 "" 'label: dos\nstart=2047,type=83'
 
 # 4096-byte sectors: 2 MiB = 512 sectors, 1 MiB = 256, 4096s = 16 MiB.
 gpt4k='label: gpt\nfirst-lba: 6
-start=6,size=100,name=a\nstart=63,size=300,name=b
+start=6,size=50,name=a\nstart=63,size=300,name=b
 start=2047,size=600,type=E6D6D379-F507-44C2-A23C-238F2A3DF928,name=c
 start=4095,size=10,name=d'
 run_case g4k 128M 4096 512 "" "$gpt4k"

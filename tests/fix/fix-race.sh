@@ -5,6 +5,12 @@
 # winner was done, has nothing to do (exit 0).  With the default --wait the
 # loser waits for the lock and then has nothing to do.  Exactly one backup
 # is saved per round, and the final table is the expected aligned one.
+#
+# Observed (and why this test is in XFAIL_TESTS): exactly one process
+# writes, but the other exits 4 with "refused: loopN cannot be opened
+# exclusively: it is in use", also with --wait 10: partalign opens the disk
+# O_EXCL before it asks for the flock, so a second partalign never waits
+# for the lock and reports the first one as a user of the disk.
 . "$top_srcdir/tests/lib/common.sh"
 . "$top_srcdir/tests/fix/lib.sh"
 

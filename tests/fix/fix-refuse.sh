@@ -42,6 +42,11 @@ at_exit "umount '$T_TMP/mnt' 2>/dev/null"
 refused mounted "$m" 4 "refused: ${m#/dev/}p2 is mounted on $T_TMP/mnt"
 # being in use outranks everything: --discard-data does not help
 refused mounted-discard "$m" 4 "refused: ${m#/dev/}p2 is mounted on" --discard-data
+# plan shows the same refusal, in its REFUSED column
+run_pa "$T_TMP/out" "$T_TMP/err" plan --json "$m"
+expect_rc 4 "plan of a disk in use"
+[[ $(jq -r '[.plan[].refused] | unique | join(",")' "$T_TMP/out") == *"p2 is mounted on"* ]] ||
+	fail "plan of a disk in use: $(cat "$T_TMP/out")"
 umount "$T_TMP/mnt"
 
 # a partition used as swap
