@@ -123,11 +123,13 @@ pvh_kernel() {
 		rm -f "$workdir"/vmlinux-*
 		for magic in xz gzip zstd; do
 			case $magic in
-			xz) off=$(grep -abo $'\xfd7zXZ' "$img" | head -n 1 | cut -d: -f1); tool="xz -dc" ;;
-			gzip) off=$(grep -abo $'\x1f\x8b\x08' "$img" | head -n 1 | cut -d: -f1); tool="gzip -dc" ;;
-			zstd) off=$(grep -abo $'\x28\xb5\x2f\xfd' "$img" | head -n 1 | cut -d: -f1); tool="zstd -dc" ;;
+			xz) off=$(grep -abo $'\xfd7zXZ' "$img" | head -n 1 | cut -d: -f1) ;;
+			gzip) off=$(grep -abo $'\x1f\x8b\x08' "$img" | head -n 1 | cut -d: -f1) ;;
+			zstd) off=$(grep -abo $'\x28\xb5\x2f\xfd' "$img" | head -n 1 | cut -d: -f1) ;;
 			esac
-			if [ -z "$off" ] || ! command -v "${tool%% *}" >/dev/null; then
+			# (busybox's xz cannot: it lacks the x86 BCJ filter kernels use)
+			tool="$magic -dc"
+			if [ -z "$off" ] || ! command -v "$magic" >/dev/null; then
 				continue
 			fi
 			tail -c +$((off + 1)) "$img" | $tool 2>/dev/null >"$run/vmlinux" || true
