@@ -73,6 +73,17 @@ assert_eq "$start1 misaligned" "$(json_get "$p1" start <"$out") $(json_get "$p1"
 assert_eq "$start2 ok" "$(json_get "$p2" start <"$out") $(json_get "$p2" policy <"$out")" \
 	"--json p2"
 
+# Rows: whole devices in natural name order (loop2 before loop10), whatever
+# the order on the command line; partitions after their disk by number.
+run_pa "$out" "$err" check -r -n -o NAME "$bare" "$dev"
+want=$(printf '%s\n' "${bare#/dev/}" "$disk" | sort -V | sed "s/^$disk\$/$p1 $p2/" | words)
+assert_eq "$want" "$(words <"$out")" "row order"
+# Any path to the node will do: it is resolved by device number.
+ln -s "$dev" "$T_TMP/link"
+run_pa "$out" "$err" check -r -n -o NAME "$T_TMP/link"
+expect_rc 4 "a symlink to the disk"
+assert_eq "$p1 $p2" "$(words <"$out")" "a symlink to the disk"
+
 # Default table: fixed headings, one row per partition.
 run_pa "$out" "$err" check "$dev"
 expect_rc 4 "table"
