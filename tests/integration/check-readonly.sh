@@ -30,8 +30,11 @@ dev_opens() {
 				echo "$line"
 			fi
 		done
-	# a library may start helpers (libparted runs dmidecode): say so in the log
-	awk -v m="$main" '$1 != m && /execve\(/ { print "NOTE: partalign started " $0 }' "$1" >&2
+}
+# started FILE: programs partalign started (libparted, if linked, runs
+# "sh -c dmidecode" from a constructor at every start).
+started() {
+	awk -v m="$(awk 'NR == 1 { print $1 }' "$1")" '$1 != m && /execve\(/' "$1"
 }
 
 trace "$T_TMP/plain" check "$dev"
@@ -39,6 +42,8 @@ expect_rc 4 "check under strace"
 grep -q '/sys/' "$T_TMP/plain" || fail "strace saw no open at all (is tracing working?)"
 opens=$(dev_opens "$T_TMP/plain")
 [ -z "$opens" ] || fail "check opened device nodes: $opens"
+progs=$(started "$T_TMP/plain")
+[ -z "$progs" ] || fail "check started programs: $progs"
 # the same output as without strace
 cp "$T_TMP/out" "$T_TMP/out.traced"
 run_pa "$T_TMP/out" "$T_TMP/err" check "$dev"
