@@ -201,12 +201,12 @@ install -m 0644 "$here/guest/vmlib.sh" "$root/vm/vmlib.sh"
 for s in "${scenarios[@]}"; do
 	install -m 0644 "$s" "$root/vm/scenarios/"
 done
-# the shipped udev rule(s), for scenarios that install them
-rules=("$top_srcdir"/udev-rules/*.rules)
-if [ ${#rules[@]} -gt 0 ]; then
-	mkdir -p "$root/vm/udev-rules"
-	cp "${rules[@]}" "$root/vm/udev-rules/"
-fi
+# the shipped udev rule(s), for scenarios that install them: as built (next
+# to the binary, @sbindir@ filled in), else as in the source tree
+mkdir -p "$root/vm/udev-rules"
+for r in "$top_srcdir"/udev-rules/*.rules "$(dirname "$partalign")"/udev-rules/*.rules; do
+	cp "$r" "$root/vm/udev-rules/"
+done
 pack "$root" "$stage/overlay.cpio"
 
 cat "$base" "$stage/overlay.cpio" >"$out.tmp"
