@@ -1,0 +1,150 @@
+# Helpers for the tests of fix --move-data and resume; source it after
+# tests/lib/common.sh.  Contents are compared with sha256sum of what the
+# partitions hold, read at the offsets sgdisk/sfdisk report (never what
+# partalign says); file systems are checked with e2fsck -fn / xfs_repair -n.
+# Every journal and backup goes under $T_TMP.
+
+need_root
+need_cmd jq sfdisk sgdisk partx losetup sha256sum dd mkfs.ext4 e2fsck timeout
+
+J="$T_TMP/journal"
+BK="$T_TMP/bk"
+mkdir -p "$J" "$BK"
+
+# run_pa ARGS... -> partalign with stdout in $T_TMP/out, stderr in
+# $T_TMP/err and the exit status in $PA_RC.
+run_pa() {
+	PA_RC=0
+	"$PARTALIGN" "$@" >"$T_TMP/out" 2>"$T_TMP/err" </dev/null || PA_RC=$?
+}
+
+# expect_rc EXPECTED WHAT
+expect_rc() {
+	[ "$PA_RC" = "$1" ] ||
+		fail "$2: exit status $PA_RC, expected $1; stdout: $(cat "$T_TMP/out"); stderr: $(cat "$T_TMP/err")"
+}
+
+# expect_err TEXT WHAT: stderr contains TEXT
+expect_err() {
+	grep -qF -- "$1" "$T_TMP/err" || fail "$2: stderr lacks '$1': $(cat "$T_TMP/err")"
+}
+
+pa_move() {
+	local dev=$1
+	shift
+	run_pa fix --yes --move-data --quiet --journal "$J" --backup-dir "$BK" "$@" "$dev"
+}
+
+pa_resume() {
+	local dev=$1
+	shift
+	run_pa resume --quiet --journal "$J" --backup-dir "$BK" "$@" "$dev"
+}
+
+lsec_of() {
+	cat "/sys/block/${1#/dev/}/queue/logical_block_size"
+}
+
+# part_geom DEV NUM -> "START SIZE" in bytes, from the table on disk (sfdisk).
+part_geom() {
+	local l
+	l=$(lsec_of "$1")
+	sfdisk --json "$1" | jq -r --arg n "$2" --argjson l "$l" '.partitiontable.partitions[] |
+		select(.node | test("[^0-9]" + $n + "$")) | "\(.start * $l) \(.size * $l)"'
+}
+
+# part_sum DEV NUM -> sha256 of the partition's bytes, read from the whole
+# disk at the offset the on-disk table gives.
+part_sum() {
+	local g s z
+	g=$(part_geom "$1" "$2")
+	s=${g% *}
+	z=${g#* }
+	dd if="$1" bs=64K iflag=skip_bytes,count_bytes,direct skip="$s" count="$z" status=none |
+		sha256sum | cut -d' ' -f1
+}
+
+# sums_of DEV NUMS... -> one "NUM SHA" line per partition
+sums_of() {
+	local dev=$1 n
+	shift
+	for n; do
+		echo "$n $(part_sum "$dev" "$n")"
+	done
+}
+
+# ids_of DEV NUMS... -> "NUM PARTUUID TYPE NAME" per partition (sgdisk -i)
+ids_of() {
+	local dev=$1 n
+	shift
+	for n; do
+		sgdisk -i "$n" "$dev" | awk -v n="$n" '
+			/^Partition GUID code:/ {t = $4}
+			/^Partition unique GUID:/ {u = $4}
+			/^Partition name:/ {sub(/^Partition name: /, ""); nm = $0}
+			END {print n, u, t, nm}'
+	done
+}
+
+# The node of partition NUM of DEV, once the kernel has it.
+pnode() {
+	local p="${1}p$2"
+	[ -b "$p" ] || p="$1$2"
+	echo "$p"
+}
+
+# fill_ext4 DEV NUM MiB: an ext4 file system with MiB of random files.
+fill_ext4() {
+	local node mnt
+	node=$(pnode "$1" "$2")
+	mkfs.ext4 -q -F "$node"
+	mnt="$T_TMP/mnt.$$"
+	mkdir -p "$mnt"
+	mount "$node" "$mnt"
+	head -c "$(($3 << 20))" /dev/urandom >"$mnt/data"
+	mkdir "$mnt/dir" && seq 1 2000 | while read -r i; do echo "$i" >"$mnt/dir/f$i"; done
+	umount "$mnt"
+}
+
+# fill_xfs DEV NUM MiB
+fill_xfs() {
+	local node mnt
+	node=$(pnode "$1" "$2")
+	mkfs.xfs -q -f "$node"
+	mnt="$T_TMP/mnt.$$"
+	mkdir -p "$mnt"
+	mount "$node" "$mnt"
+	head -c "$(($3 << 20))" /dev/urandom >"$mnt/data"
+	umount "$mnt"
+}
+
+# fill_raw DEV NUM: random bytes over the whole partition
+fill_raw() {
+	local node
+	node=$(pnode "$1" "$2")
+	dd if=/dev/urandom of="$node" bs=1M status=none 2>/dev/null || true
+}
+
+# The journal files left in $J.
+journals() {
+	find "$J" -name '*.journal' | wc -l
+}
+
+# expect_aligned DEV NUM GRAIN_BYTES
+expect_aligned() {
+	local g
+	g=$(part_geom "$1" "$2")
+	[ $((${g% *} % $3)) = 0 ] || fail "partition $2 of $1 starts at ${g% *}, not on $3"
+}
+
+# snapshot DEV FILE: save the disk's content (a small image) for a reset
+snapshot() {
+	dd if="$1" of="$2" bs=1M iflag=direct status=none
+}
+
+# restore_snapshot DEV FILE: put it back, and the kernel's partitions with it
+restore_snapshot() {
+	partx -d "$1" >/dev/null 2>&1 || true
+	dd if="$2" of="$1" bs=1M oflag=direct status=none
+	partx -a "$1" 2>/dev/null || partx -u "$1"
+}

@@ -1,0 +1,104 @@
+#!/bin/bash
+# fix --move-data round trips on loop devices, 512- and 4096-byte sectors:
+# the first partition (ext4) moves forward, a middle one (xfs) back, one
+# stays, the last moves forward; then a dos disk.  Once with the default
+# chunk (every move shorter than a chunk: chunks saved in the journal) and
+# once with 64 KiB chunks (moves longer than a chunk: progress records).
+# After each: the same bytes at the new starts (sha256 read at sfdisk's
+# offsets), e2fsck -fn and xfs_repair -n clean, PARTUUIDs, types and names
+# kept (sgdisk -i), starts on the 2 MiB grain, check clean, journal gone, a
+# second run a no-op.
+. "${top_srcdir:-.}/tests/lib/common.sh"
+. "$top_srcdir/tests/move/lib.sh"
+need_cmd mkfs.xfs xfs_repair mount umount
+
+GRAIN=$((2 << 20))
+
+# layout SECTOR: the four partitions, in sectors of SECTOR bytes
+layout() {
+	local s=$1 m=$((1048576 / $1))
+	printf 'label: gpt\nfirst-lba: %d\n' $((2 + 16384 / s))
+	printf 'start=%d, size=%d, name=first\n' $((2 + 16384 / s)) $((40 * m))
+	printf 'start=%d, size=%d, name=middle\n' $((44 * m + 1)) $((300 * m))
+	printf 'start=%d, size=%d, name=kept\n' $((346 * m)) $((20 * m + 1))
+	printf 'start=%d, size=%d, name=last\n' $((366 * m + 2)) $((40 * m))
+}
+
+# expect_same BEFORE AFTER WHAT
+expect_same() {
+	diff -u "$1" "$2" >&2 || fail "$3"
+}
+
+roundtrip() {
+	local bs=$1 chunk=$2 dev
+	echo "# $bs-byte sectors, chunk ${chunk:-default}"
+	dev=$(mkdisk "rt$bs${chunk}" 420M "$bs" "$(layout "$bs")")
+	fill_ext4 "$dev" 1 12
+	fill_xfs "$dev" 2 20
+	fill_raw "$dev" 3
+	fill_raw "$dev" 4
+	sums_of "$dev" 1 2 3 4 >"$T_TMP/sums.before"
+	ids_of "$dev" 1 2 3 4 >"$T_TMP/ids.before"
+	before=$(sha256sum <"$dev")
+
+	# plan: four rows, three moves, and nothing written
+	run_pa plan --move-data --journal "$J" -r -n -o NUM,ACTION "$dev"
+	expect_rc 4 "plan --move-data"
+	[ "$(tr '\n' ' ' <"$T_TMP/out")" = "1 move 2 move 3 keep 4 move " ] ||
+		fail "plan: $(cat "$T_TMP/out")"
+	[ "$(sha256sum <"$dev")" = "$before" ] || fail "plan wrote to the disk"
+
+	PARTALIGN_MOVE_CHUNK=$chunk pa_move "$dev" ${chunk:+--verify}
+	expect_rc 1 "fix --move-data ($bs, chunk ${chunk:-default})"
+	grep -q "moved .* MB/s" "$T_TMP/out" || fail "no closing report: $(cat "$T_TMP/out")"
+	[ -z "$chunk" ] || grep -q "verified" "$T_TMP/out" || fail "--verify said nothing"
+
+	sums_of "$dev" 1 2 3 4 >"$T_TMP/sums.after"
+	expect_same "$T_TMP/sums.before" "$T_TMP/sums.after" "content changed ($bs)"
+	ids_of "$dev" 1 2 3 4 >"$T_TMP/ids.after"
+	expect_same "$T_TMP/ids.before" "$T_TMP/ids.after" "identities changed ($bs)"
+	[ "$(sfdisk --json "$dev" | jq -r .partitiontable.label)" = gpt ] || fail "label changed"
+	for n in 1 2 3 4; do
+		expect_aligned "$dev" "$n" "$GRAIN"
+	done
+	# the kept partition did not move; the others moved the expected way
+	assert_eq "$((346 << 20))" "$(part_geom "$dev" 3 | cut -d' ' -f1)" "partition 3 moved"
+	assert_eq "$((2 << 20))" "$(part_geom "$dev" 1 | cut -d' ' -f1)" "partition 1 start"
+	assert_eq "$((44 << 20))" "$(part_geom "$dev" 2 | cut -d' ' -f1)" "partition 2 start"
+	assert_eq "$((368 << 20))" "$(part_geom "$dev" 4 | cut -d' ' -f1)" "partition 4 start"
+	sgdisk -v "$dev" | grep -q "No problems found" || fail "sgdisk -v: $(sgdisk -v "$dev")"
+	e2fsck -fn "$(pnode "$dev" 1)" >"$T_TMP/fsck" 2>&1 || fail "e2fsck: $(cat "$T_TMP/fsck")"
+	xfs_repair -n "$(pnode "$dev" 2)" >"$T_TMP/fsck" 2>&1 || fail "xfs_repair: $(cat "$T_TMP/fsck")"
+	# the kernel sees the new partitions: its nodes hold the same bytes
+	for n in 1 4; do
+		[ "$(sha256sum <"$(pnode "$dev" "$n")" | cut -d' ' -f1)" = \
+			"$(grep "^$n " "$T_TMP/sums.before" | cut -d' ' -f2)" ] ||
+			fail "the kernel's partition $n differs"
+	done
+	[ "$(journals)" = 0 ] || fail "journal left behind"
+
+	run_pa check "$dev"
+	expect_rc 0 "check after the move"
+	pa_move "$dev"
+	expect_rc 0 "second fix --move-data"
+	grep -q "nothing to do" "$T_TMP/out" || fail "second run: $(cat "$T_TMP/out")"
+}
+
+roundtrip 512 ""
+roundtrip 4096 ""
+roundtrip 512 65536
+
+echo "# dos label kept"
+dev=$(mkdisk dos 64M 512 'label: dos\nstart=63, size=40960, type=83\nstart=45056, size=8192, type=83')
+fill_ext4 "$dev" 1 8
+fill_raw "$dev" 2
+sums_of "$dev" 1 2 >"$T_TMP/sums.before"
+pa_move "$dev"
+expect_rc 1 "dos fix --move-data"
+sums_of "$dev" 1 2 >"$T_TMP/sums.after"
+expect_same "$T_TMP/sums.before" "$T_TMP/sums.after" "dos content changed"
+[ "$(sfdisk --json "$dev" | jq -r .partitiontable.label)" = dos ] || fail "dos became gpt"
+assert_eq "$((2 << 20))" "$(part_geom "$dev" 1 | cut -d' ' -f1)" "dos partition 1 start"
+assert_eq "$((45056 * 512))" "$(part_geom "$dev" 2 | cut -d' ' -f1)" "dos partition 2 moved"
+e2fsck -fn "$(pnode "$dev" 1)" >"$T_TMP/fsck" 2>&1 || fail "e2fsck (dos): $(cat "$T_TMP/fsck")"
+echo "PASS"
