@@ -201,7 +201,7 @@ static int fill_line(const struct out_opts *o, struct libscols_line *ln, const i
 		case COL_START_SEC:
 			if (d->kind != PA_KIND_PART)
 				rc = out_set_u64(ln, i, 0);
-			else if (d->start_known)
+			else if (d->start_known && d->topo.logical)
 				rc = out_set_u64(ln, i, d->start / d->topo.logical);
 			break;
 		case COL_SIZE:

@@ -427,6 +427,23 @@ static int link_multipath(const struct name_index *ix, struct pa_devlist *l,
 	return 0;
 }
 
+/*
+ * A partition whose disk was not kept is debris: "losetup -d" leaves the
+ * BLKPG partitions of a loop device behind on an unbound, size-0 disk.
+ */
+static void drop_orphans(struct pa_devlist *l)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < l->n; i++) {
+		if (l->v[i]->kind == PA_KIND_PART && !l->v[i]->disk)
+			pa_dev_free(l->v[i]);
+		else
+			l->v[k++] = l->v[i];
+	}
+	l->n = k;
+}
+
 /* Second pass: partitions to their disks, kpartx maps to their map, paths to maps. */
 static int link_devices(struct pa_devlist *l)
 {
@@ -467,6 +484,7 @@ static int link_devices(struct pa_devlist *l)
 		if (l->v[i]->kind == PA_KIND_MPATH)
 			rc = link_multipath(&ix, l, l->v[i]);
 	free(ix.v);
+	drop_orphans(l);
 	return rc;
 }
 
