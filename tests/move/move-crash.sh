@@ -1,0 +1,117 @@
+#!/bin/bash
+# Crash injection into fix --move-data: PARTALIGN_MOVE_CRASHES crashes
+# (default 100) at random points of a move, each followed by `partalign
+# resume` (sometimes crashed again itself), and every time the moved
+# partitions must hold exactly their old bytes at their new starts.
+#
+# Two disks, 512- and 4096-byte sectors, each with a partition that moves
+# forward by ~2 MiB (longer than the 64 KiB chunks used here: progress
+# records) and one that moves back by one sector (shorter: chunks saved in
+# the journal).  The crashes, in turn:
+#   powercut    writes not yet flushed are lost, some torn (faultshim.so)
+#   kill        SIGKILL before the Nth write or flush of the disk or journal
+#   kill-after  SIGKILL right after it
+#   eio         the Nth write or flush fails with EIO
+#   timeout     SIGKILL after a random delay (timeout -s KILL)
+# PARTALIGN_MOVE_SEED fixes the random choices (printed for a rerun).
+. "${top_srcdir:-.}/tests/lib/common.sh"
+. "$top_srcdir/tests/move/lib.sh"
+
+SHIM="$top_builddir/tests/move/faultshim.so"
+[ -f "$SHIM" ] || skip "no $SHIM (make check builds it)"
+CRASHES=${PARTALIGN_MOVE_CRASHES:-100}
+SEED=${PARTALIGN_MOVE_SEED:-$(date +%s)}
+RANDOM=$SEED
+echo "# $CRASHES crashes, PARTALIGN_MOVE_SEED=$SEED"
+export PARTALIGN_MOVE_CHUNK=65536
+
+layout() {
+	local s=$1 m=$((1048576 / $1))
+	printf 'label: gpt\nfirst-lba: %d\n' $((2 + 16384 / s))
+	printf 'start=%d, size=%d, name=forward\n' $((2 + 16384 / s)) $((12 * m))
+	printf 'start=%d, size=%d, name=back\n' $((16 * m + 1)) $((8 * m))
+}
+
+declare -A DEV SNAP SUMS CALLS SECS
+for bs in 512 4096; do
+	d=$(mkdisk "crash$bs" 40M "$bs" "$(layout "$bs")")
+	fill_raw "$d" 1
+	fill_raw "$d" 2
+	DEV[$bs]=$d
+	SNAP[$bs]="$T_TMP/snap$bs"
+	snapshot "$d" "${SNAP[$bs]}"
+	SUMS[$bs]=$(sums_of "$d" 1 2)
+	# a clean run under the shim: how many calls it counts, how long it takes
+	t0=$(date +%s%N)
+	FS_JOURNAL="$J" FS_LOG="$T_TMP/log$bs" LD_PRELOAD="$SHIM" pa_move "$d"
+	expect_rc 1 "clean run ($bs)"
+	SECS[$bs]=$((($(date +%s%N) - t0) / 1000000))
+	CALLS[$bs]=$(wc -l <"$T_TMP/log$bs")
+	[ "$(sums_of "$d" 1 2)" = "${SUMS[$bs]}" ] || fail "clean run changed the content ($bs)"
+	echo "# $bs: ${CALLS[$bs]} writes and flushes, ${SECS[$bs]} ms"
+	[ "${CALLS[$bs]}" -gt 200 ] || fail "too few steps to crash in: ${CALLS[$bs]}"
+done
+
+# crash_run BS MODE: one run of fix (or resume) that crashes; sets $PA_RC
+crash_run() {
+	local bs=$1 mode=$2 cmd=$3 at delay
+	at=$((RANDOM * 32768 + RANDOM))
+	at=$((at % CALLS[$bs] + 1))
+	if [ "$mode" = timeout ]; then
+		delay=$((RANDOM % SECS[$bs] + 1))
+		delay=$(printf '%d.%03d' $((delay / 1000)) $((delay % 1000)))
+		PA_RC=0
+		timeout -s KILL "$delay" "$PARTALIGN" "$cmd" --yes --move-data --quiet --journal "$J" \
+			--backup-dir "$BK" "${DEV[$bs]}" >"$T_TMP/out" 2>"$T_TMP/err" </dev/null || PA_RC=$?
+		WHAT="$cmd timeout $delay s"
+		return
+	fi
+	WHAT="$cmd $mode at $at"
+	if [ "$cmd" = fix ]; then
+		FS_JOURNAL="$J" FS_AT=$at FS_MODE=$mode FS_SEED=$RANDOM LD_PRELOAD="$SHIM" pa_move "${DEV[$bs]}"
+	else
+		FS_JOURNAL="$J" FS_AT=$at FS_MODE=$mode FS_SEED=$RANDOM LD_PRELOAD="$SHIM" pa_resume "${DEV[$bs]}"
+	fi
+	case "$mode:$PA_RC" in
+	eio:12 | eio:1 | *:137 | *:1 | *:0) ;;
+	*) fail "$WHAT ($bs): exit status $PA_RC: $(cat "$T_TMP/err")" ;;
+	esac
+	if [ "$mode" = eio ] && [ "$PA_RC" = 12 ]; then
+		grep -q "partalign resume" "$T_TMP/err" || grep -q "restore" "$T_TMP/err" ||
+			fail "$WHAT: the error does not say how to go on: $(cat "$T_TMP/err")"
+	fi
+}
+
+modes=(powercut kill kill-after eio timeout)
+resumed=0
+for ((k = 0; k < CRASHES; k++)); do
+	bs=$((k % 2 ? 4096 : 512))
+	mode=${modes[$(((k / 2) % ${#modes[@]}))]}
+	restore_snapshot "${DEV[$bs]}" "${SNAP[$bs]}"
+	rm -f "$J"/*
+	crash_run "$bs" "$mode" fix
+	first="$WHAT -> $PA_RC"
+	# every third crash: the resume crashes too, somewhere
+	if [ $((k % 3)) = 2 ] && [ "$(journals)" != 0 ]; then
+		crash_run "$bs" "${modes[$((RANDOM % 4))]}" resume
+		first="$first; $WHAT -> $PA_RC"
+	fi
+	if [ "$(journals)" != 0 ]; then
+		pa_resume "${DEV[$bs]}"
+		[ "$PA_RC" = 1 ] || fail "crash $k ($first): resume exit $PA_RC: $(cat "$T_TMP/err")"
+		resumed=$((resumed + 1))
+	elif [ "$PA_RC" != 1 ] && [ "$PA_RC" != 0 ]; then
+		# no journal: the crash came before it was created, or after it was removed
+		pa_move "${DEV[$bs]}"
+		[ "$PA_RC" = 1 ] || [ "$PA_RC" = 0 ] ||
+			fail "crash $k ($first): rerun exit $PA_RC: $(cat "$T_TMP/err")"
+	fi
+	[ "$(sums_of "${DEV[$bs]}" 1 2)" = "${SUMS[$bs]}" ] ||
+		fail "crash $k ($bs, $first): the content differs after resume"
+	expect_aligned "${DEV[$bs]}" 1 $((2 << 20))
+	expect_aligned "${DEV[$bs]}" 2 $((2 << 20))
+	[ "$(journals)" = 0 ] || fail "crash $k ($first): journal left after resume"
+done
+echo "# $CRASHES crashes, $resumed resumed from a journal"
+[ "$resumed" -ge $((CRASHES / 2)) ] || fail "only $resumed of $CRASHES crashes hit a move"
+echo "PASS"

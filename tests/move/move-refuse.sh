@@ -1,0 +1,135 @@
+#!/bin/bash
+# What fix --move-data refuses, each with its message and exit status, and
+# the disk byte-identical afterwards (sha256 of the whole device): not
+# enough room (how much, where), a disk in use, a journal on the disk being
+# moved, a damaged journal; an unfinished move, which check and plan show
+# and plain fix refuses; usage errors.
+. "${top_srcdir:-.}/tests/lib/common.sh"
+. "$top_srcdir/tests/move/lib.sh"
+need_cmd mount umount
+
+SHIM="$top_builddir/tests/move/faultshim.so"
+
+# unchanged DEV SUM WHAT
+unchanged() {
+	[ "$(sha256sum <"$1" | cut -d' ' -f1)" = "$2" ] || fail "$3 changed the disk"
+	[ "$(journals)" = 0 ] || [ -n "${KEEP_JOURNAL:-}" ] || fail "$3 left a journal"
+}
+
+sum() {
+	sha256sum <"$1" | cut -d' ' -f1
+}
+
+echo "# no room at the end: grow the LUN"
+# 64 MiB disk, GPT on 512: the last usable sector is 131038; partition 1 fills it from 34
+dev=$(mkdisk full 64M 512 'label: gpt\nfirst-lba: 34\nstart=34, size=131005')
+fill_raw "$dev" 1
+s=$(sum "$dev")
+pa_move "$dev"
+expect_rc 4 "no room"
+expect_err "no room to move partition 1 to an aligned start: grow the LUN by 2031 KiB" "no room"
+unchanged "$dev" "$s" "a refused move (no room)"
+run_pa plan --move-data --journal "$J" -J -o NUM,REFUSED "$dev"
+expect_rc 4 "plan, no room"
+jq -r '.plan[].refused' "$T_TMP/out" | grep -q "grow the LUN by 2031 KiB" ||
+	fail "plan does not show the refusal: $(cat "$T_TMP/out")"
+
+echo "# no room between partitions: free space after partition 1"
+dev=$(mkdisk between 64M 512 'label: gpt\nfirst-lba: 34\nstart=34, size=22528\nstart=24576, size=8192')
+s=$(sum "$dev")
+pa_move "$dev"
+expect_rc 4 "no room between"
+expect_err "free 1 MiB after partition 1" "no room between"
+unchanged "$dev" "$s" "a refused move (between)"
+
+echo "# in use: a partition mounted"
+dev=$(mkdisk inuse 64M 512 'label: gpt\nfirst-lba: 34\nstart=34, size=40960\nstart=49152, size=40960')
+fill_ext4 "$dev" 2 1
+mnt="$T_TMP/mnt"
+mkdir -p "$mnt"
+mount "$(pnode "$dev" 2)" "$mnt"
+mkdir "$mnt/journal"
+umount "$mnt"
+# read-only: the file system writes nothing while mounted, the disk stays comparable
+mount -o ro,noload "$(pnode "$dev" 2)" "$mnt"
+at_exit "umount '$mnt' 2>/dev/null"
+s=$(sum "$dev")
+pa_move "$dev"
+expect_rc 4 "in use"
+expect_err "is mounted on $mnt" "in use"
+unchanged "$dev" "$s" "a refused move (in use)"
+
+echo "# the journal on the disk being moved"
+run_pa fix --yes --move-data --quiet --journal "$mnt/journal" --backup-dir "$BK" "$dev"
+expect_rc 4 "journal on the disk"
+expect_err "the journal directory $mnt/journal is on $(pnode "$dev" 2), on the disk being moved" \
+	"journal on the disk"
+[ -z "$(ls -A "$mnt/journal")" ] || fail "a journal was written on the disk being moved"
+umount "$mnt"
+unchanged "$dev" "$s" "a refused move (journal on the disk)"
+
+echo "# an unfinished move"
+dev=$(mkdisk unfinished 64M 512 'label: gpt\nfirst-lba: 34\nstart=34, size=40960\nstart=49153, size=16384')
+fill_raw "$dev" 1
+fill_raw "$dev" 2
+want=$(sums_of "$dev" 1 2)
+[ -f "$SHIM" ] || skip "no $SHIM (make check builds it)"
+FS_JOURNAL="$J" FS_AT=40 FS_MODE=kill LD_PRELOAD="$SHIM" PARTALIGN_MOVE_CHUNK=65536 pa_move "$dev"
+expect_rc 137 "the interrupted move"
+[ "$(journals)" = 1 ] || fail "no journal after the interrupted move"
+jf=$(find "$J" -name '*.journal')
+s=$(sum "$dev")
+KEEP_JOURNAL=1
+
+PARTALIGN_JOURNAL="$J" run_pa check "$dev"
+expect_rc 4 "check with an unfinished move"
+expect_err "warning: $dev: unfinished data move, journal $jf" "check"
+expect_err "partalign resume $dev" "check"
+
+run_pa plan --journal "$J" -J -o NUM,REFUSED "$dev"
+expect_rc 4 "plan with an unfinished move"
+expect_err "warning: $dev: unfinished data move, journal $jf" "plan"
+jq -r '.plan[].refused' "$T_TMP/out" |
+	grep -qF "an unfinished data move (journal $jf): finish it with 'partalign resume $dev'" ||
+	fail "plan: no refusal row: $(cat "$T_TMP/out")"
+
+run_pa plan --move-data --journal "$J" -r -n -o NUM,ACTION,REFUSED "$dev"
+expect_rc 4 "plan --move-data with an unfinished move"
+[ "$(awk '{print $1, $2}' "$T_TMP/out" | tr '\n' ' ')" = "1 move 2 move " ] ||
+	fail "plan --move-data does not show the journal's moves: $(cat "$T_TMP/out")"
+
+run_pa fix --yes --journal "$J" --backup-dir "$BK" "$dev"
+expect_rc 4 "fix without --move-data"
+expect_err "refused: an unfinished data move (journal $jf)" "fix without --move-data"
+unchanged "$dev" "$s" "fix without --move-data"
+
+run_pa fix --yes --discard-data --journal "$J" --backup-dir "$BK" "$dev"
+expect_rc 4 "fix --discard-data on an unfinished move"
+unchanged "$dev" "$s" "fix --discard-data"
+
+echo "# a damaged journal is refused, not guessed at"
+cp "$jf" "$T_TMP/journal.good"
+printf 'X' | dd of="$jf" bs=1 seek=30 conv=notrunc status=none
+pa_move "$dev"
+expect_rc 4 "damaged journal"
+expect_err "cannot read the journal $jf" "damaged journal"
+unchanged "$dev" "$s" "a damaged journal"
+cp "$T_TMP/journal.good" "$jf"
+
+echo "# fix --move-data resumes it"
+pa_move "$dev"
+expect_rc 1 "fix --move-data resuming"
+[ "$(sums_of "$dev" 1 2)" = "$want" ] || fail "resumed content differs"
+[ "$(journals)" = 0 ] || fail "journal left after the resume"
+pa_resume "$dev"
+expect_rc 0 "resume with nothing to resume"
+grep -q "nothing to resume" "$T_TMP/out" || fail "resume: $(cat "$T_TMP/out")"
+
+echo "# usage"
+run_pa fix --yes --move-data --discard-data "$dev"
+expect_rc 16 "--move-data --discard-data"
+run_pa fix --yes --move-data --new "$dev"
+expect_rc 16 "--move-data --new"
+run_pa resume
+expect_rc 16 "resume without a device"
+echo "PASS"
