@@ -22,7 +22,8 @@
 
 /* An open, exclusively claimed and flock()ed whole disk (read-only fd). */
 struct pa_disk {
-	int fd;
+	int fd;     /* read-only; O_EXCL when opened exclusively */
+	int lockfd; /* holds the flock */
 	char *path;
 	uint64_t size;
 	uint32_t logical;
@@ -45,6 +46,7 @@ char *apply_disk_id(const struct pa_dev *whole);
 struct pa_extent {
 	uint64_t off; /* bytes */
 	uint64_t len;
+	bool late;    /* old label sectors the new label does not use: after sector 0 */
 };
 
 struct pa_shadow; /* the libparted view of the disk (opaque) */

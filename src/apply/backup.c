@@ -215,7 +215,7 @@ static int parse_header(FILE *f, struct pa_backup *b, uint32_t *crc)
 				break;
 			}
 			b->regs = r;
-			b->regs[b->n++] = (struct pa_extent){x, y};
+			b->regs[b->n++] = (struct pa_extent){.off = x, .len = y};
 		} else {
 			break;
 		}

@@ -27,19 +27,29 @@ int apply_disk_open(const char *path, bool exclusive, int wait_ms, struct pa_dis
 	int rc;
 
 	memset(d, 0, sizeof(*d));
-	d->fd = -1;
-	/* O_EXCL on a block device claims it: refused while mounted or held */
-	d->fd = open(path, O_RDONLY | (exclusive ? O_EXCL : 0) | O_CLOEXEC | O_NONBLOCK);
-	if (d->fd < 0)
+	d->fd = d->lockfd = -1;
+	d->lockfd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (d->lockfd < 0)
 		return -errno;
-	/* udev does not probe a disk locked LOCK_EX; two partalign runs exclude each other */
-	while (exclusive && flock(d->fd, LOCK_EX | LOCK_NB) < 0) {
+	/*
+	 * The lock first, waiting for its holder (udev does not probe a disk
+	 * locked LOCK_EX; a second partalign waits here), and only then the
+	 * exclusive open: the waiter must not mistake the first run's O_EXCL
+	 * for a disk in use.
+	 */
+	while (exclusive && flock(d->lockfd, LOCK_EX | LOCK_NB) < 0) {
 		if (errno != EWOULDBLOCK || waited >= wait_ms) {
 			rc = errno == EWOULDBLOCK ? -EWOULDBLOCK : -errno;
 			goto fail;
 		}
 		usleep(100 * 1000);
 		waited += 100;
+	}
+	/* O_EXCL on a block device claims it: refused while mounted or held */
+	d->fd = open(path, O_RDONLY | (exclusive ? O_EXCL : 0) | O_CLOEXEC | O_NONBLOCK);
+	if (d->fd < 0) {
+		rc = -errno;
+		goto fail;
 	}
 	if (ioctl(d->fd, BLKGETSIZE64, &size) < 0 || ioctl(d->fd, BLKSSZGET, &lsz) < 0 ||
 	    ioctl(d->fd, BLKPBSZGET, &psz) < 0) {
@@ -56,16 +66,20 @@ int apply_disk_open(const char *path, bool exclusive, int wait_ms, struct pa_dis
 	}
 	return 0;
 fail:
-	close(d->fd);
-	d->fd = -1;
+	if (d->fd >= 0)
+		close(d->fd);
+	close(d->lockfd);
+	d->fd = d->lockfd = -1;
 	return rc;
 }
 
 void apply_disk_close(struct pa_disk *d)
 {
 	if (d->fd >= 0)
-		close(d->fd); /* drops the flock and the exclusive claim */
-	d->fd = -1;
+		close(d->fd); /* drops the exclusive claim */
+	if (d->lockfd >= 0)
+		close(d->lockfd); /* and the flock */
+	d->fd = d->lockfd = -1;
 	free(d->path);
 	d->path = NULL;
 }

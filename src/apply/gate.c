@@ -127,7 +127,7 @@ int apply_write_regions(struct pa_writer *w, const struct pa_extent *regs,
 	*written = 0;
 	/* everything away from sector 0 first, last region first: the backup GPT */
 	for (i = n; i-- > 0;) {
-		if (regs[i].off == 0)
+		if (regs[i].off == 0 || regs[i].late)
 			continue;
 		rc = put(w, bufs[i], regs[i].off, regs[i].len, written);
 		if (rc < 0)
@@ -143,6 +143,14 @@ int apply_write_regions(struct pa_writer *w, const struct pa_extent *regs,
 				return rc;
 		}
 		rc = put(w, bufs[i], 0, l, written);
+		if (rc < 0)
+			return rc;
+	}
+	/* last, old label sectors the new label does not use (dos EBRs) */
+	for (i = 0; i < n; i++) {
+		if (!regs[i].late || regs[i].off == 0)
+			continue;
+		rc = put(w, bufs[i], regs[i].off, regs[i].len, written);
 		if (rc < 0)
 			return rc;
 	}

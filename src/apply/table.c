@@ -86,7 +86,7 @@ static int rd_fd(void *ctx, uint64_t off, void *buf, size_t len)
 /* Copy [off, off+len) of the disk into the shadow. */
 static int copy_in(struct pa_disk *d, struct pa_shadow *sh, uint64_t off, uint64_t len)
 {
-	struct pa_extent r = {off, len};
+	struct pa_extent r = {.off = off, .len = len};
 	void *buf;
 	int rc = apply_disk_read(d, &r, &buf);
 
@@ -125,18 +125,18 @@ static int label_regions(struct pa_shadow *sh, enum pa_label label, struct pa_ex
 		k = label_gpt_extent(rd_fd, &sh->memfd, sh->logical, &head, &tail);
 		if (k < 0)
 			return k;
-		r[(*n)++] = (struct pa_extent){0, head};
-		r[(*n)++] = (struct pa_extent){sh->size - tail, tail};
+		r[(*n)++] = (struct pa_extent){.off = 0, .len = head};
+		r[(*n)++] = (struct pa_extent){.off = sh->size - tail, .len = tail};
 		return 0;
 	}
 	if (label != PA_LABEL_MSDOS)
 		return 0;
-	r[(*n)++] = (struct pa_extent){0, sh->logical};
+	r[(*n)++] = (struct pa_extent){.off = 0, .len = sh->logical};
 	k = label_dos_ebrs(rd_fd, &sh->memfd, sh->logical, ebrs, MAX_EBRS);
 	if (k < 0)
 		return k;
 	for (i = 0; i < k && *n < max; i++)
-		r[(*n)++] = (struct pa_extent){ebrs[i], sh->logical};
+		r[(*n)++] = (struct pa_extent){.off = ebrs[i], .len = sh->logical};
 	return 0;
 }
 
@@ -265,6 +265,14 @@ int apply_table_read(struct pa_disk *d, struct pa_shadow **out, struct pa_table 
 	t->logical = d->logical;
 	type = ped_disk_probe(sh->dev);
 	if (!type) {
+		t->label = PA_LABEL_NONE;
+		t->signature = probe_sig(d->fd, 0, d->size);
+		parted_end();
+		*out = sh;
+		return 0;
+	}
+	if (strcmp(type->name, "loop") == 0) {
+		/* libparted's "loop" label is a file system on the whole device */
 		t->label = PA_LABEL_NONE;
 		t->signature = probe_sig(d->fd, 0, d->size);
 		parted_end();
@@ -459,14 +467,17 @@ int apply_shadow_regions(struct pa_shadow *sh, struct pa_extent **regs, size_t *
 			free(all);
 			return -errno;
 		}
-		all[k++] = sh->old[i];
+		/* cleared only once the new label is in force (after sector 0) */
+		all[k] = sh->old[i];
+		all[k++].late = true;
 	}
 	memcpy(all + k, now, nnow * sizeof(*now));
 	k += nnow;
 	qsort(all, k, sizeof(*all), cmp_region);
-	/* merge overlaps */
+	/* merge overlaps (an old region inside a new one was skipped above) */
 	for (i = 0, j = 0; i < k; i++) {
-		if (j && all[i].off <= all[j - 1].off + all[j - 1].len) {
+		if (j && all[i].late == all[j - 1].late &&
+		    all[i].off <= all[j - 1].off + all[j - 1].len) {
 			uint64_t end = all[i].off + all[i].len;
 
 			if (end > all[j - 1].off + all[j - 1].len)

@@ -518,6 +518,11 @@ int cmd_check(int argc, char **argv)
 	if (rc < 0)
 		return PA_EXIT_USAGE;
 
+	if (optind < argc) {
+		/* named devices: scan only them and their neighbourhood */
+		so.names = argv + optind;
+		so.nnames = (size_t)(argc - optind);
+	}
 	rc = scan_devices(&so, &devs, &diags);
 	if (rc < 0) {
 		msg_err(NULL, -rc, "cannot scan block devices");

@@ -108,6 +108,7 @@ struct opts {
 };
 
 struct job {
+	struct pa_devlist devs; /* this disk and its neighbourhood, scanned under the lock */
 	const struct pa_dev *dev;
 	struct pa_disk disk;
 	bool opened;
@@ -128,6 +129,7 @@ static void job_free(struct job *j)
 	plan_free(&j->plan);
 	free(j->backup);
 	move_free(j->mv);
+	pa_devlist_free(&j->devs);
 }
 
 static void set_verdicts(struct libscols_line *ln, size_t i, int col, const struct pa_check *c)
@@ -308,16 +310,31 @@ static bool kernel_stale(const struct pa_devlist *l, const struct pa_dev *w,
 	return nk != t->n;
 }
 
-/* Everything before the gate.  Returns exit bits. */
-static int prepare(const struct opts *o, const struct pa_devlist *l, const char *arg,
-		   struct job *j)
+/* Scan @arg's neighbourhood into j->devs and find it there. */
+static int scan_one(const char *arg, struct job *j, struct pa_dev **dev)
 {
+	char *names[] = {(char *)arg};
+	struct pa_scan_opts so = {.names = names, .nnames = 1};
+	struct pa_diags diags = {0};
+	int rc;
+
+	pa_devlist_free(&j->devs);
+	rc = scan_devices(&so, &j->devs, &diags);
+	msg_diags(&diags);
+	pa_diags_free(&diags);
+	return rc < 0 ? rc : scan_lookup(&j->devs, arg, dev);
+}
+
+/* Everything before the gate.  Returns exit bits. */
+static int prepare(const struct opts *o, const char *arg, struct job *j)
+{
+	const struct pa_devlist *l = &j->devs;
 	struct pa_diags msgs = {0};
 	struct pa_dev *dev = NULL;
 	char *inuse = NULL;
 	int rc;
 
-	rc = scan_lookup(l, arg, &dev);
+	rc = scan_one(arg, j, &dev);
 	if (rc < 0) {
 		if (rc == -ENOTBLK)
 			msg_err(arg, 0, "not a block device");
@@ -332,9 +349,14 @@ static int prepare(const struct opts *o, const struct pa_devlist *l, const char 
 			dev->disk ? dev->disk->path : "");
 		return PA_EXIT_USAGE;
 	}
+	rc = apply_disk_open(dev->path, true, o->wait_ms, &j->disk);
+	/* what another holder of the lock did is visible only now: scan again */
+	if (rc == 0 && (rc = scan_one(arg, j, &dev)) < 0) {
+		msg_err(arg, -rc, "cannot scan");
+		return PA_EXIT_ERROR;
+	}
 	j->dev = dev;
 	inuse = plan_refusal_in_use(l, dev);
-	rc = apply_disk_open(dev->path, true, o->wait_ms, &j->disk);
 	if (rc == -EBUSY) {
 		if (!inuse && asprintf(&inuse, "%s cannot be opened exclusively: it is in use",
 				       dev->name) < 0)
@@ -735,14 +757,11 @@ static int parse(int argc, char **argv, struct opts *o)
 static int run(int argc, char **argv, bool fix)
 {
 	struct opts o = {.fix = fix, .wait_ms = 10000, .backup_dir = PA_STATEDIR "/backup"};
-	struct pa_scan_opts so = {0};
-	struct pa_devlist devs = {0};
-	struct pa_diags diags = {0};
 	struct libscols_table *tb = NULL;
 	struct job *jobs = NULL;
 	int sel[OUT_MAXCOLS];
 	size_t nsel = 0, njobs, i;
-	int status, rc;
+	int status;
 
 	o.plan.grain = PA_GRAIN_DEFAULT;
 	status = parse(argc, argv, &o);
@@ -760,14 +779,6 @@ static int run(int argc, char **argv, bool fix)
 		return PA_EXIT_USAGE;
 	}
 
-	rc = scan_devices(&so, &devs, &diags);
-	status |= msg_diags(&diags);
-	pa_diags_free(&diags);
-	if (rc < 0) {
-		msg_err(NULL, -rc, "cannot scan block devices");
-		pa_devlist_free(&devs);
-		return status | PA_EXIT_ERROR;
-	}
 	njobs = (size_t)(argc - optind);
 	jobs = calloc(njobs, sizeof(*jobs));
 	tb = out_table_new(&o.out, fix ? "fix" : "plan", pcols, sel, nsel);
@@ -778,7 +789,7 @@ static int run(int argc, char **argv, bool fix)
 	}
 	for (i = 0; i < njobs; i++) {
 		struct job *j = &jobs[i];
-		int st = prepare(&o, &devs, argv[optind + (int)i], j);
+		int st = prepare(&o, argv[optind + (int)i], j);
 
 		if (!fix || !j->planned || (st & (PA_EXIT_ERROR | PA_EXIT_USAGE))) {
 			status |= st;
@@ -825,7 +836,6 @@ out:
 		job_free(&jobs[i]);
 	free(jobs);
 	scols_unref_table(tb);
-	pa_devlist_free(&devs);
 	return status;
 }
 

@@ -203,6 +203,8 @@ int cmd_restore(int argc, char **argv)
 							  : "cannot read");
 		return PA_EXIT_ERROR;
 	}
+	so.names = argv + optind + 1;
+	so.nnames = 1;
 	rc = scan_devices(&so, &devs, &diags);
 	status = msg_diags(&diags);
 	if (rc == 0)

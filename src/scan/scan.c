@@ -488,6 +488,133 @@ static int link_devices(struct pa_devlist *l)
 	return rc;
 }
 
+/* Names still to visit and already visited, for the scan of named devices. */
+struct worklist {
+	char **v;
+	size_t n, cap, next;
+};
+
+static int work_add(struct worklist *w, const char *name, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < w->n; i++)
+		if (strlen(w->v[i]) == len && strncmp(w->v[i], name, len) == 0)
+			return 0;
+	if (w->n == w->cap) {
+		size_t cap = w->cap ? w->cap * 2 : 16;
+		char **v = realloc(w->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		w->v = v;
+		w->cap = cap;
+	}
+	w->v[w->n] = strndup(name, len);
+	return w->v[w->n++] ? 0 : -ENOMEM;
+}
+
+static int work_add_list(struct worklist *w, const char *list)
+{
+	int rc = 0;
+
+	while (list && *list && rc == 0) {
+		size_t n = strcspn(list, " ");
+
+		if (n)
+			rc = work_add(w, list, n);
+		list += n;
+		while (*list == ' ')
+			list++;
+	}
+	return rc;
+}
+
+/* The whole disk in /sys/class/block for a user's path (a partition's disk). */
+static int work_add_path(struct worklist *w, int cfd, const char *path)
+{
+	char link[PATH_MAX], sys[64];
+	struct stat st;
+	char *base, *slash;
+	ssize_t n;
+
+	if (stat(path, &st) < 0 || !S_ISBLK(st.st_mode))
+		return 0; /* the caller reports it */
+	snprintf(sys, sizeof(sys), "/sys/dev/block/%u:%u", major(st.st_rdev), minor(st.st_rdev));
+	n = readlink(sys, link, sizeof(link) - 1);
+	if (n <= 0)
+		return 0;
+	link[n] = '\0';
+	base = strrchr(link, '/');
+	if (!base)
+		return 0;
+	*base++ = '\0';
+	snprintf(sys, sizeof(sys), "%s/partition", base);
+	if (faccessat(cfd, sys, F_OK, 0) == 0 && (slash = strrchr(link, '/')))
+		return work_add(w, slash + 1, strlen(slash + 1));
+	return work_add(w, base, strlen(base));
+}
+
+/* The partitions of whole disk @name: its sysfs subdirectories with a "partition". */
+static int work_add_partitions(struct worklist *w, int cfd, const char *name)
+{
+	char sub[PATH_MAX];
+	struct dirent *de;
+	DIR *dir;
+	int fd, rc = 0;
+
+	fd = openat(cfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	dir = fdopendir(fd);
+	if (!dir) {
+		close(fd);
+		return 0;
+	}
+	while (rc == 0 && (de = readdir(dir))) {
+		if (strncmp(de->d_name, name, strlen(name)) != 0)
+			continue;
+		snprintf(sub, sizeof(sub), "%s/partition", de->d_name);
+		if (faccessat(dirfd(dir), sub, F_OK, 0) == 0)
+			rc = work_add(w, de->d_name, strlen(de->d_name));
+	}
+	closedir(dir);
+	return rc;
+}
+
+static int scan_named(int cfd, const struct pa_scan_opts *o, struct pa_devlist *out,
+		      struct props *u)
+{
+	struct worklist w = {0};
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; i < o->nnames && rc == 0; i++)
+		rc = work_add_path(&w, cfd, o->names[i]);
+	while (rc == 0 && w.next < w.n) {
+		const char *name = w.v[w.next++];
+		size_t before = out->n;
+		struct pa_dev *d;
+
+		rc = add_device(cfd, name, out, u);
+		if (rc < 0 || out->n == before)
+			continue;
+		d = out->v[before];
+		if (d->kind != PA_KIND_PART)
+			rc = work_add_partitions(&w, cfd, name);
+		if (rc == 0)
+			rc = work_add_list(&w, d->holders);
+		if (rc == 0 && d->kind == PA_KIND_MPATH)
+			rc = work_add_list(&w, d->paths);
+		if (rc == 0 && d->kind == PA_KIND_PART)
+			rc = work_add_list(&w, d->parent_name);
+	}
+	for (i = 0; i < w.n; i++)
+		free(w.v[i]);
+	free(w.v);
+	return rc;
+}
+
 int scan_devices(const struct pa_scan_opts *o, struct pa_devlist *out,
 		 struct pa_diags *diags)
 {
@@ -504,8 +631,11 @@ int scan_devices(const struct pa_scan_opts *o, struct pa_devlist *out,
 		free(u);
 		return rc;
 	}
-	while (rc == 0 && (de = readdir(dir)))
-		rc = add_device(dirfd(dir), de->d_name, out, u);
+	if (o && o->names)
+		rc = scan_named(dirfd(dir), o, out, u);
+	else
+		while (rc == 0 && (de = readdir(dir)))
+			rc = add_device(dirfd(dir), de->d_name, out, u);
 	closedir(dir);
 	free(u);
 	if (rc == 0)

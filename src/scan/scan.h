@@ -12,11 +12,18 @@
 #include "core/diag.h"
 
 struct pa_scan_opts {
-	int reserved;
+	/*
+	 * Only these devices (paths) and their neighbourhood: the whole disk,
+	 * its partitions, the devices holding them (multipath maps, kpartx
+	 * maps) and a map's other paths.  NULL: every block device.
+	 */
+	char *const *names;
+	size_t nnames;
 };
 
 /*
- * Enumerate every block device of the host into @out (empty on entry).
+ * Enumerate the block devices of the host (all, or o->names and their
+ * neighbourhood) into @out (empty on entry).
  * Devices that cannot be read are reported in @diags and skipped; the
  * return value is 0, or -errno when the scan as a whole failed.
  */
