@@ -6,12 +6,19 @@
 #            ata_id), sfdisk & co., dmsetup, jq and every library they load.
 #            Cached in WORKDIR under the checksum of all its inputs, so a rerun
 #            on an unchanged host costs one pass of sha256sum.
-#   overlay  partalign and its libraries, the guest init, vmlib.sh and the
-#            scenarios.  Rebuilt every time: the guest always runs the binary
-#            that was just built.
+#   overlay  partalign, partalign-apply (the program partalign runs for
+#            plan, fix and restore; it must sit beside partalign) and their
+#            libraries, the guest init, vmlib.sh and the scenarios.  Rebuilt
+#            every time: the guest always runs the binaries just built.
+#
+# kpartx goes into the base when the host has it (Debian: kpartx), with the
+# udev rules of its package: the guest then makes the partition maps of a
+# multipath map as a server does, and `partalign fix` on a map can run
+# `kpartx -u`.  Without it the scenarios test what partalign says instead.
 #
 # Usage: mkinitramfs.sh --kver KVER --partalign BIN --workdir DIR --out FILE
 #                       [--scenario FILE]...
+# (BIN's directory must also hold partalign-apply.)
 # Exits 0, or 1 with a message on stderr when an input is missing.
 set -euo pipefail
 shopt -s nullglob
@@ -47,6 +54,9 @@ modules=(crc64_rocksoft_generic t10-pi sd_mod virtio_pci virtio_blk virtio_scsi 
 programs=(busybox udevadm sfdisk partx lsblk blkid wipefs blockdev dmsetup jq)
 # udev helpers the storage rules run (60-persistent-storage.rules).
 udev_helpers=(scsi_id ata_id)
+# Optional programs: in the guest when the host has them.
+optional_programs=(kpartx)
+optional_helpers=(kpartx_id)
 
 die() {
 	echo "mkinitramfs.sh: $*" >&2
@@ -113,6 +123,16 @@ done
 for h in "${udev_helpers[@]}"; do
 	add_elf "/usr/lib/udev/$h"
 done
+for p in "${optional_programs[@]}"; do
+	if command -v "$p" >/dev/null 2>&1; then
+		add_elf "$(command -v "$p")"
+	fi
+done
+for h in "${optional_helpers[@]}"; do
+	if [ -x "/usr/lib/udev/$h" ]; then
+		add_elf "/usr/lib/udev/$h"
+	fi
+done
 for r in /usr/lib/udev/rules.d/*.rules; do
 	case ${r##*/} in
 	*partalign* | *oracle*) continue ;; # a rule installed on this host is not under test
@@ -166,6 +186,7 @@ else
 	done
 	cat >"$root/etc/passwd" <<-'EOF'
 		root:x:0:0:root:/root:/bin/sh
+		grid:x:54331:54321:Oracle Grid Infrastructure:/nonexistent:/bin/false
 		nobody:x:65534:65534:nobody:/nonexistent:/bin/false
 	EOF
 	cat >"$root/etc/group" <<-'EOF'
@@ -181,6 +202,8 @@ else
 		kvm:x:106:
 		render:x:107:
 		sgx:x:108:
+		oinstall:x:54321:
+		asmadmin:x:54329:grid
 		nogroup:x:65534:
 	EOF
 	pack "$root" "$stage/base.cpio"
@@ -192,7 +215,10 @@ fi
 
 # ---- overlay ---------------------------------------------------------------
 files=()
+apply=$(dirname "$partalign")/partalign-apply
+[ -x "$apply" ] || die "no partalign-apply beside $partalign (partalign runs it for plan, fix and restore)"
 add_elf "$partalign" /usr/sbin/partalign
+add_elf "$apply" /usr/sbin/partalign-apply
 root=$stage/overlay
 mkdir -p "$root/vm/scenarios"
 stage_files "$root"

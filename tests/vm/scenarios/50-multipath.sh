@@ -33,25 +33,35 @@ map=$(vm_dm_by_name pa-mpath)
 	vm_fatal "$map does not hold $p1 and $p2"
 vm_pass "$label/map" "$map (mpath-$wwid) over $p1 and $p2"
 
-# kpartx: one linear map per partition of the map's table
+# kpartx: one linear map per partition of the map's table, DM UUID
+# part<N>-mpath-<wwid>.  When the guest has kpartx, udev's kpartx rule
+# (60-kpartx.rules) made them when the map appeared, as on a server; else
+# vm_kpartx makes them with dmsetup, as kpartx would.
 majmin=$(cat "/sys/block/$map/dev")
 lbs=$(cat "/sys/block/$map/queue/logical_block_size")
-sfdisk -d "/dev/$map" | sed -n 's/^[^:]*[^0-9]\([0-9][0-9]*\) : start= *\([0-9]*\), size= *\([0-9]*\),.*/\1 \2 \3/p' >/tmp/mpath.parts
+vm_table "/dev/$map" >/tmp/mpath.parts
 [ -s /tmp/mpath.parts ] || vm_fatal "sfdisk -d /dev/$map found no partitions"
-while read -r n start size; do
-	dmsetup create "pa-mpath-part$n" --uuid "part$n-mpath-$wwid" --table \
-		"0 $((size * lbs / 512)) linear $majmin $((start * lbs / 512))" ||
-		vm_fatal "dmsetup create of pa-mpath-part$n failed"
-done </tmp/mpath.parts
-vm_settle
+if command -v kpartx >/dev/null; then
+	missing=
+	while read -r n _; do
+		[ -n "$(vm_dm_by_uuid "part$n-mpath-$wwid")" ] || missing="$missing part$n-mpath-$wwid"
+	done </tmp/mpath.parts
+	if [ -z "$missing" ]; then
+		vm_pass "$label/kpartx" "udev's kpartx rule made the partition maps"
+	else
+		vm_fail "$label/kpartx" "kpartx is in the guest, but udev made no map$missing"
+	fi
+fi
+vm_kpartx "$map" "$wwid" || vm_fatal "dmsetup cannot make the partition maps of $map"
 
 # the expected start of each kpartx partition comes from its dm table
 parts=
-while read -r n start size; do
-	dm=$(vm_dm_by_name "pa-mpath-part$n")
-	[ -n "$dm" ] || vm_fatal "no dm device for pa-mpath-part$n"
-	set -- $(dmsetup table "pa-mpath-part$n")
-	[ "$3" = linear ] || vm_fatal "pa-mpath-part$n: unexpected table $*"
+while read -r n start size _; do
+	dm=$(vm_dm_by_uuid "part$n-mpath-$wwid")
+	[ -n "$dm" ] || vm_fatal "no dm device with DM UUID part$n-mpath-$wwid"
+	set -- $(dmsetup table "$(cat "/sys/block/$dm/dm/name")")
+	[ "$3" = linear ] && [ "$4" = "$majmin" ] || vm_fatal "$dm: unexpected table $*"
+	[ "$5" = $((start * lbs / 512)) ] || vm_fail "$label/part$n-table" "$dm starts at $5, the table says $((start * lbs / 512))"
 	parts="$parts$dm $(($5 * 512)) $(cat "/sys/block/$dm/alignment_offset")
 "
 done </tmp/mpath.parts
@@ -59,8 +69,8 @@ vm_check "$map" "$label" "$parts"
 
 # what udev rules keyed on DM_UUID (partalign rules) will match on
 bad=
-while read -r n start size; do
-	dm=$(vm_dm_by_name "pa-mpath-part$n")
+while read -r n _; do
+	dm=$(vm_dm_by_uuid "part$n-mpath-$wwid")
 	[ "$(vm_udev_prop "$dm" DM_UUID)" = "part$n-mpath-$wwid" ] ||
 		bad="$bad $dm:DM_UUID=$(vm_udev_prop "$dm" DM_UUID)"
 done </tmp/mpath.parts
