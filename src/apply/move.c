@@ -811,6 +811,7 @@ static int run_one(struct pa_mover *mv, int dfd, pa_move_cb cb, void *ctx,
 	pthread_t tr, ts, tw;
 	bool have_r = false, have_s = false, have_w = false;
 	double last_ck = now_s(), last_cb = 0;
+	bool stop;
 	uint64_t w;
 	int rc = 0, k;
 
@@ -868,15 +869,18 @@ static int run_one(struct pa_mover *mv, int dfd, pa_move_cb cb, void *ctx,
 			pthread_cond_broadcast(&e.cv);
 			continue;
 		}
-		if (cb && t - last_cb >= 0.25) {
+		if (cb && t - last_cb >= 0.2) {
 			struct pa_move_progress p = {
 				.index = e.m, .count = e.j->n, .num = e.j->v[e.m].num,
 				.done = *done_before + e.bytes, .total = total, .seconds = t - t0};
 
 			last_cb = t;
 			pthread_mutex_unlock(&e.mu);
-			cb(ctx, &p);
+			stop = cb(ctx, &p);
 			pthread_mutex_lock(&e.mu);
+			if (stop && !e.err)
+				e.err = -EINTR;
+			pthread_cond_broadcast(&e.cv);
 			continue;
 		}
 		clock_gettime(CLOCK_REALTIME, &until);

@@ -65,12 +65,14 @@ struct pa_move_stats {
 	double seconds;
 };
 
-typedef void (*pa_move_cb)(void *ctx, const struct pa_move_progress *p);
+/* Progress; returning true asks the mover to stop (a signal: Ctrl-C). */
+typedef bool (*pa_move_cb)(void *ctx, const struct pa_move_progress *p);
 
 /*
  * Carry out every move of @m from where the journal stands.  @cb, if set,
- * is called a few times a second from the calling thread.  0, or -errno
- * (the journal then still holds everything a resume needs).
+ * is called a few times a second from the calling thread.  0, -EINTR when
+ * @cb asked to stop, or -errno (the journal then still holds everything a
+ * resume needs).
  */
 int move_run(struct pa_mover *m, struct pa_writer *w, pa_move_cb cb, void *ctx,
 	     struct pa_move_stats *st);

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -116,21 +117,48 @@ static const char *human(uint64_t b, char *buf, size_t len)
 
 struct prog_ctx {
 	const char *dev;
+	bool show;
 	bool shown;
 };
 
-static void on_progress(void *arg, const struct pa_move_progress *p)
+static volatile sig_atomic_t stop_signal;
+
+static void on_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+static bool on_progress(void *arg, const struct pa_move_progress *p)
 {
 	struct prog_ctx *c = arg;
 	double rate = p->seconds > 0 ? (double)p->done / p->seconds : 0;
 	char a[32], b[32];
 	long eta = rate > 0 ? (long)((double)(p->total - p->done) / rate) : 0;
 
-	fprintf(stderr, "\r%s: moving partition %u (%zu/%zu): %s of %s, %.0f MB/s, ETA %ld:%02ld\033[K",
-		c->dev, p->num, p->index + 1, p->count, human(p->done, a, sizeof(a)),
-		human(p->total, b, sizeof(b)), rate / 1e6, eta / 60, eta % 60);
-	fflush(stderr);
-	c->shown = true;
+	if (c->show) {
+		fprintf(stderr, "\r%s: moving partition %u (%zu/%zu): %s of %s, %.0f MB/s, "
+				"ETA %ld:%02ld\033[K",
+			c->dev, p->num, p->index + 1, p->count, human(p->done, a, sizeof(a)),
+			human(p->total, b, sizeof(b)), rate / 1e6, eta / 60, eta % 60);
+		fflush(stderr);
+		c->shown = true;
+	}
+	return stop_signal != 0;
+}
+
+/* Ctrl-C, SIGTERM, SIGHUP: stop the move between chunks (it is resumable anyway). */
+static void catch_signals(bool on, struct sigaction *old)
+{
+	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+	struct sigaction sa = {.sa_handler = on_signal};
+	size_t i;
+
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		if (on)
+			sigaction(sigs[i], &sa, &old[i]);
+		else
+			sigaction(sigs[i], &old[i], NULL);
+	}
 }
 
 static uint64_t chunk_from_env(void)
@@ -149,6 +177,7 @@ int cli_move_run(const struct cli_move_opts *mo, const struct pa_dev *dev, struc
 		 const struct pa_plan *p, struct pa_mover **mv, struct pa_writer *w, bool report)
 {
 	struct prog_ctx pc = {.dev = dev->path};
+	struct sigaction old[3];
 	struct pa_move_stats st;
 	char a[32], b[32], *id = NULL, *path = NULL;
 	uint64_t bad = 0;
@@ -177,9 +206,19 @@ int cli_move_run(const struct cli_move_opts *mo, const struct pa_dev *dev, struc
 			move_path(*mv));
 		return PA_EXIT_ERROR | PA_EXIT_MISALIGNED;
 	}
-	rc = move_run(*mv, w, !mo->quiet && isatty(STDERR_FILENO) ? on_progress : NULL, &pc, &st);
+	pc.show = !mo->quiet && isatty(STDERR_FILENO);
+	stop_signal = 0;
+	catch_signals(true, old);
+	rc = move_run(*mv, w, on_progress, &pc, &st);
+	catch_signals(false, old);
 	if (pc.shown)
 		fputc('\n', stderr);
+	if (rc == -EINTR) {
+		msg_err(dev->path, 0, "interrupted by signal %d; the journal %s holds all it needs: "
+				      "finish with 'partalign resume %s'",
+			(int)stop_signal, move_path(*mv), dev->path);
+		return PA_EXIT_ERROR | PA_EXIT_MISALIGNED;
+	}
 	if (rc < 0) {
 		msg_err(dev->path, -rc, "moving the data stopped; the journal %s holds all it needs: "
 					"finish with 'partalign resume %s'",
