@@ -6,7 +6,6 @@
  */
 #include "config.h"
 
-#include <blkid.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <parted/parted.h>
@@ -18,6 +17,7 @@
 
 #include "apply/apply.h"
 #include "apply/label.h"
+#include "scan/scan.h"
 
 #define HEAD_COPY (1u << 20)
 #define MAX_EBRS 256
@@ -140,28 +140,6 @@ static int label_regions(struct pa_shadow *sh, enum pa_label label, struct pa_ex
 	return 0;
 }
 
-static char *probe_sig(int fd, uint64_t off, uint64_t size)
-{
-	blkid_probe pr = blkid_new_probe();
-	const char *type = NULL;
-	char *res = NULL;
-
-	if (!pr)
-		return NULL;
-	if (blkid_probe_set_device(pr, fd, (blkid_loff_t)off, (blkid_loff_t)size) == 0) {
-		blkid_probe_enable_superblocks(pr, 1);
-		blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE);
-		blkid_probe_enable_partitions(pr, 1);
-		if (blkid_do_safeprobe(pr) == 0) {
-			if (blkid_probe_lookup_value(pr, "TYPE", &type, NULL) == 0 ||
-			    blkid_probe_lookup_value(pr, "PTTYPE", &type, NULL) == 0)
-				res = type ? strdup(type) : NULL;
-		}
-	}
-	blkid_free_probe(pr);
-	return res;
-}
-
 static char *flags_text(PedPartition *part)
 {
 	PedPartitionFlag f;
@@ -205,7 +183,7 @@ static int fill_entries(struct pa_disk *d, struct pa_shadow *sh, struct pa_table
 			e.type = flags_text(part);
 		}
 		if (!e.extended)
-			e.signature = probe_sig(d->fd, e.start, e.size);
+			e.signature = scan_probe_signature(d->fd, e.start, e.size);
 		rc = plan_table_add(t, &e);
 		if (rc < 0)
 			return rc;
@@ -266,7 +244,7 @@ int apply_table_read(struct pa_disk *d, struct pa_shadow **out, struct pa_table 
 	type = ped_disk_probe(sh->dev);
 	if (!type) {
 		t->label = PA_LABEL_NONE;
-		t->signature = probe_sig(d->fd, 0, d->size);
+		t->signature = scan_probe_signature(d->fd, 0, d->size);
 		parted_end();
 		*out = sh;
 		return 0;
@@ -274,7 +252,7 @@ int apply_table_read(struct pa_disk *d, struct pa_shadow **out, struct pa_table 
 	if (strcmp(type->name, "loop") == 0) {
 		/* libparted's "loop" label is a file system on the whole device */
 		t->label = PA_LABEL_NONE;
-		t->signature = probe_sig(d->fd, 0, d->size);
+		t->signature = scan_probe_signature(d->fd, 0, d->size);
 		parted_end();
 		*out = sh;
 		return 0;

@@ -17,8 +17,7 @@
 
 #include "scan/scan.h"
 
-/* The signature at @off..@off+@size of the open device, or NULL. */
-static char *probe_signature(int fd, uint64_t off, uint64_t size)
+char *scan_probe_signature(int fd, uint64_t off, uint64_t size)
 {
 	blkid_probe pr = blkid_new_probe();
 	const char *type = NULL;
@@ -29,9 +28,12 @@ static char *probe_signature(int fd, uint64_t off, uint64_t size)
 	if (blkid_probe_set_device(pr, fd, (blkid_loff_t)off, (blkid_loff_t)size) == 0) {
 		blkid_probe_enable_superblocks(pr, 1);
 		blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE);
-		blkid_probe_enable_partitions(pr, 0);
+		/* a partition table inside a partition counts as content too */
+		blkid_probe_enable_partitions(pr, 1);
 		if (blkid_do_safeprobe(pr) == 0 &&
-		    blkid_probe_lookup_value(pr, "TYPE", &type, NULL) == 0 && type)
+		    (blkid_probe_lookup_value(pr, "TYPE", &type, NULL) == 0 ||
+		     blkid_probe_lookup_value(pr, "PTTYPE", &type, NULL) == 0) &&
+		    type)
 			res = strdup(type);
 	}
 	blkid_free_probe(pr);
@@ -145,10 +147,10 @@ int scan_probe_disk(struct pa_devlist *l, struct pa_dev *w, struct pa_diags *dia
 
 		if (p->disk != w || p->fstype || !p->start_known)
 			continue;
-		p->fstype = probe_signature(fd, p->start, p->size);
+		p->fstype = scan_probe_signature(fd, p->start, p->size);
 	}
 	if (rc == 0 && w->nparts == 0 && !w->fstype)
-		w->fstype = probe_signature(fd, 0, 0);
+		w->fstype = scan_probe_signature(fd, 0, 0);
 out:
 	blkid_free_probe(pr);
 	close(fd);

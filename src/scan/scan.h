@@ -44,6 +44,13 @@ int scan_lookup(const struct pa_devlist *l, const char *path, struct pa_dev **ou
  */
 int scan_probe_disk(struct pa_devlist *l, struct pa_dev *whole, struct pa_diags *diags);
 
+/*
+ * What libblkid finds at @off..@off+@size (0: to the end) of the open
+ * device @fd: "xfs", "LVM2_member", "oracleasm", "swap", a nested "dos"...
+ * NULL when nothing is found.  Reads only.
+ */
+char *scan_probe_signature(int fd, uint64_t off, uint64_t size);
+
 /* Start (in bytes) of dm device @major:@minor inside the single device below it. */
 int scan_dm_linear_start(unsigned int major, unsigned int minor, uint64_t *start);
 
