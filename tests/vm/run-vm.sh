@@ -21,6 +21,7 @@
 #   VM_TIMEOUT    seconds before the guest is killed (default 280)
 #   VM_SCENARIO_TIMEOUT  seconds one scenario may take in the guest (default 150)
 #   VM_SMP, VM_MEM  guest CPUs (default 1) and memory in MiB (default 512)
+#   VM_APPEND     kernel command-line words in place of "quiet"
 #   QEMU          the emulator (default qemu-system-x86_64)
 # The work directory keeps the cached initramfs base and, after each run,
 # console.log (the guest's console), results.log and qemu.log.

@@ -56,7 +56,7 @@ vm_kpartx "$map" "$wwid" || vm_fatal "dmsetup cannot make the partition maps of 
 
 # the expected start of each kpartx partition comes from its dm table
 parts=
-while read -r n start size _; do
+while read -r n start _; do
 	dm=$(vm_dm_by_uuid "part$n-mpath-$wwid")
 	[ -n "$dm" ] || vm_fatal "no dm device with DM UUID part$n-mpath-$wwid"
 	set -- $(dmsetup table "$(cat "/sys/block/$dm/dm/name")")

@@ -6,7 +6,7 @@
 # independent expectation (vmlib.sh vm_expect), PARTALIGN_REASON exactly
 # when a verdict is not ok, and nothing on the whole disks.  Disks: the
 # 512e virtio-blk with optimal I/O 1 MiB (every mix of verdicts in the
-# standard layout) and the 4Kn NVMe namespace (no optimal I/O size: n/a).
+# standard layout) and the virtio-scsi disk (no optimal I/O size: n/a).
 
 label=udev-rule
 rule=/vm/udev-rules/60-partalign.rules
@@ -24,7 +24,7 @@ cp "$rule" /etc/udev/rules.d/60-partalign.rules
 udevadm control --reload || vm_fatal "udevadm control --reload failed"
 
 disks=
-for serial in pa-vblk-1m pa-nvme-4kn; do
+for serial in pa-vblk-1m pa-scsihd; do
 	d=$(vm_disks_by_serial "$serial")
 	[ -n "$d" ] || vm_fatal "no disk with serial $serial"
 	[ -n "$(vm_kernel_parts "$d")" ] || vm_layout "$d" "$label-$d" || vm_fatal "cannot partition $d"
