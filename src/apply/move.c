@@ -42,6 +42,7 @@
 struct pa_mover {
 	char *path;
 	char *dir;
+	char *pointer; /* a link to path in the default directory, or NULL */
 	int fd;  /* buffered: header, progress, checksums */
 	int dfd; /* O_DIRECT when the file system allows: the data ring */
 	struct pa_journal j;
@@ -286,6 +287,7 @@ void move_free(struct pa_mover *m)
 	journal_free(&m->j);
 	free(m->path);
 	free(m->dir);
+	free(m->pointer);
 	free(m);
 }
 
@@ -397,18 +399,59 @@ static int load_progress(struct pa_mover *m)
 	return 0;
 }
 
-int move_open(const char *path, struct pa_mover **out)
+/* The journal a pointer leads to, as an absolute path (malloc'd). */
+static char *follow(const char *link)
 {
-	struct pa_mover *m = mover_new(path);
-	char *buf = NULL;
+	char target[PATH_MAX], *dir, *abs = NULL;
+	ssize_t n = readlink(link, target, sizeof(target) - 1);
+
+	if (n <= 0)
+		return NULL;
+	target[n] = '\0';
+	if (target[0] == '/')
+		return strdup(target);
+	dir = dir_of(link);
+	if (dir && asprintf(&abs, "%s/%s", dir, target) < 0)
+		abs = NULL;
+	free(dir);
+	return abs;
+}
+
+/* Is @link a symbolic link to the file open as @fd? */
+static bool links_to(const char *link, int fd)
+{
+	struct stat l, a, b;
+
+	return lstat(link, &l) == 0 && S_ISLNK(l.st_mode) && stat(link, &a) == 0 &&
+	       fstat(fd, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+int move_open(const char *path, const char *pointer, struct pa_mover **out)
+{
+	struct pa_mover *m;
+	char *buf = NULL, *real = NULL;
 	size_t have = 0, cap = 0;
+	struct stat st;
 	int rc;
 
+	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
+		real = follow(path);
+		if (!real)
+			return -ENOENT;
+		pointer = path;
+		path = real;
+	}
+	m = mover_new(path);
+	free(real);
 	if (!m)
 		return -ENOMEM;
-	m->fd = open(path, O_RDWR | O_CLOEXEC);
+	m->fd = open(m->path, O_RDWR | O_CLOEXEC);
 	if (m->fd < 0) {
 		rc = -errno;
+		goto fail;
+	}
+	if (pointer && links_to(pointer, m->fd) && !(m->pointer = strdup(pointer))) {
+		rc = -ENOMEM;
 		goto fail;
 	}
 	/* the header ends with "end\n" and a NUL within its padded blocks */
@@ -456,8 +499,35 @@ static int write_prog(struct pa_mover *m, const struct pa_jprog *r)
 	return rc < 0 ? rc : sync_fd(m->fd);
 }
 
-int move_create(const char *path, const struct pa_plan *p, const char *device, const char *id,
-		uint64_t chunk, struct pa_mover **out)
+/* A link at @pointer to the journal, made durable; the journal goes if it cannot be made. */
+static int make_pointer(struct pa_mover *m, const char *pointer)
+{
+	char dir[PATH_MAX], *target = NULL, *pdir = dir_of(pointer);
+	const char *base = strrchr(m->path, '/');
+	int rc;
+
+	if (!pdir)
+		return -ENOMEM;
+	rc = mkdirs(pdir);
+	if (rc == 0 && !realpath(m->dir, dir))
+		rc = -errno;
+	if (rc == 0 && asprintf(&target, "%s/%s", dir, base ? base + 1 : m->path) < 0) {
+		target = NULL;
+		rc = -ENOMEM;
+	}
+	if (rc == 0 && symlink(target, pointer) < 0)
+		rc = -errno;
+	if (rc == 0)
+		rc = fsync_dir(pdir);
+	if (rc == 0 && !(m->pointer = strdup(pointer)))
+		rc = -ENOMEM;
+	free(target);
+	free(pdir);
+	return rc;
+}
+
+int move_create(const char *path, const char *pointer, const struct pa_plan *p,
+		const char *device, const char *id, uint64_t chunk, struct pa_mover **out)
 {
 	struct pa_mover *m = mover_new(path);
 	unsigned char rec[PA_JOURNAL_BLOCK];
@@ -480,7 +550,7 @@ int move_create(const char *path, const struct pa_plan *p, const char *device, c
 		rc = mkdirs(m->dir);
 	if (rc < 0)
 		goto fail;
-	if (lstat(path, &st) == 0) {
+	if (lstat(path, &st) == 0 || (pointer && lstat(pointer, &st) == 0)) {
 		rc = -EEXIST;
 		goto fail;
 	}
@@ -517,8 +587,14 @@ int move_create(const char *path, const struct pa_plan *p, const char *device, c
 	fd = -1;
 	m->prog = first;
 	rc = open_direct(m);
-	if (rc < 0)
+	if (rc == 0 && pointer)
+		rc = make_pointer(m, pointer);
+	if (rc < 0) {
+		/* nothing was moved yet: no journal is better than one nobody finds */
+		unlink(path);
+		fsync_dir(m->dir);
 		goto fail;
+	}
 	free(hdr);
 	free(tmp);
 	*out = m;
@@ -536,10 +612,22 @@ fail:
 
 int move_finish(struct pa_mover *m)
 {
+	int rc;
+
 	mover_close(m);
 	if (unlink(m->path) < 0 && errno != ENOENT)
 		return -errno;
-	return fsync_dir(m->dir);
+	rc = fsync_dir(m->dir);
+	if (rc == 0 && m->pointer) {
+		char *pdir = dir_of(m->pointer);
+
+		if (unlink(m->pointer) < 0 && errno != ENOENT)
+			rc = -errno;
+		else if (pdir)
+			rc = fsync_dir(pdir);
+		free(pdir);
+	}
+	return rc;
 }
 
 /* ---- the engine ---- */

@@ -26,6 +26,15 @@ const char *move_journal_dir_default(void);
 char *move_journal_path(const char *dir, const struct pa_dev *whole);
 
 /*
+ * The journal of @whole: "<dir>/<id>.journal", else the pointer (a
+ * symbolic link) that a move journalled elsewhere left in the default
+ * directory -- so that a run with another --journal, or none, still finds
+ * an unfinished move.  1 with *path (malloc'd), 0 when there is none,
+ * -ENOMEM.
+ */
+int move_journal_find(const char *dir, const struct pa_dev *whole, char **path);
+
+/*
  * Does the file system that holds @dir (or its nearest existing parent)
  * live on @whole: on the disk, one of its partitions, or a dm, md or loop
  * device stacked on them?  1 with the device's name in *where (malloc'd),
@@ -34,16 +43,21 @@ char *move_journal_path(const char *dir, const struct pa_dev *whole);
 int move_journal_on_disk(const char *dir, const struct pa_devlist *l, const struct pa_dev *whole,
 			 char **where);
 
-/* Open the journal at @path: -ENOENT when there is none, -EBADMSG when damaged. */
-int move_open(const char *path, struct pa_mover **m);
+/*
+ * Open the journal at @path (a pointer is followed): -ENOENT when there is
+ * none (or a pointer leads nowhere), -EBADMSG when damaged.  @pointer, if
+ * set and a link to the same journal, is removed with it by move_finish().
+ */
+int move_open(const char *path, const char *pointer, struct pa_mover **m);
 
 /*
  * Write a new journal for the MOVE steps of @p at @path, durably (temporary
- * file, fsync, rename, directory fsync), before the first data write.
- * @chunk 0 is the default.  -EEXIST when a journal is already there.
+ * file, fsync, rename, directory fsync), before the first data write; and,
+ * when @pointer is set, a symbolic link there to it.  @chunk 0 is the
+ * default.  -EEXIST when a journal or pointer is already there.
  */
-int move_create(const char *path, const struct pa_plan *p, const char *device, const char *id,
-		uint64_t chunk, struct pa_mover **m);
+int move_create(const char *path, const char *pointer, const struct pa_plan *p,
+		const char *device, const char *id, uint64_t chunk, struct pa_mover **m);
 
 const struct pa_journal *move_journal(const struct pa_mover *m);
 const char *move_path(const struct pa_mover *m);
@@ -83,7 +97,7 @@ int move_run(struct pa_mover *m, struct pa_writer *w, pa_move_cb cb, void *ctx,
  */
 int move_verify(struct pa_mover *m, struct pa_writer *w, uint64_t *bad);
 
-/* The moves are done and the new table is written: remove the journal durably. */
+/* The moves are done and the new table is written: remove the journal (and pointer) durably. */
 int move_finish(struct pa_mover *m);
 
 /* Stage @p's MOVE steps in the shadow: the entries are kept, only their starts change. */

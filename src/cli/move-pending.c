@@ -8,7 +8,6 @@
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <unistd.h>
 
 #include "cli/move-cli.h"
 #include "core/exitcodes.h"
@@ -36,14 +35,12 @@ int cli_move_warn_pending(const struct pa_devlist *l, char **names, int nnames)
 
 			named = scan_lookup(l, names[a], &d) == 0 && (d == w || d->disk == w);
 		}
-		if (!named || !(path = move_journal_path(dir, w)))
+		if (!named || move_journal_find(dir, w, &path) <= 0)
 			continue;
-		if (access(path, F_OK) == 0) {
-			msg_warn(w->path, "unfinished data move, journal %s: finish it with "
-					  "'partalign resume %s'",
-				 path, w->path);
-			status |= PA_EXIT_MISALIGNED;
-		}
+		msg_warn(w->path, "unfinished data move, journal %s: finish it with "
+				  "'partalign resume %s'",
+			 path, w->path);
+		status |= PA_EXIT_MISALIGNED;
 		free(path);
 	}
 	return status;

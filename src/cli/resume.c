@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -56,13 +57,12 @@ static char *fmt(const char *f, ...)
 int cli_move_prepare(const struct cli_move_opts *mo, const struct pa_plan_opts *po,
 		     const struct pa_dev *dev, struct pa_plan *p, struct pa_mover **mv)
 {
-	char *path = move_journal_path(jdir(mo), dev);
-	int rc = 0;
+	char *path = NULL, *pointer = NULL;
+	int rc = move_journal_find(jdir(mo), dev, &path);
 
-	if (!path)
-		return -ENOMEM;
-	if (access(path, F_OK) != 0)
-		goto out;
+	if (rc <= 0)
+		return rc;
+	rc = 0;
 	msg_warn(dev->path, "unfinished data move, journal %s", path);
 	if (!po->move_data) {
 		rc = refuse_over(p, fmt("an unfinished data move (journal %s): finish it with "
@@ -70,7 +70,9 @@ int cli_move_prepare(const struct cli_move_opts *mo, const struct pa_plan_opts *
 					path, dev->path));
 		goto out;
 	}
-	rc = move_open(path, mv);
+	pointer = move_journal_path(move_journal_dir_default(), dev);
+	rc = move_open(path, pointer, mv);
+	free(pointer);
 	if (rc < 0) {
 		msg_err(dev->path, -rc, "cannot read the journal %s", path);
 		rc = refuse_over(p, fmt("the journal %s of an unfinished move cannot be read",
@@ -99,6 +101,16 @@ int cli_move_check_location(const struct cli_move_opts *mo, const struct pa_plan
 		  jdir(mo), where);
 	free(where);
 	return refuse_over(p, msg);
+}
+
+/* Are two directory names the same directory (either may not exist yet)? */
+static bool same_dir(const char *a, const char *b)
+{
+	char ra[PATH_MAX], rb[PATH_MAX];
+
+	if (strcmp(a, b) == 0)
+		return true;
+	return realpath(a, ra) && realpath(b, rb) && strcmp(ra, rb) == 0;
 }
 
 static const char *human(uint64_t b, char *buf, size_t len)
@@ -179,7 +191,7 @@ int cli_move_run(const struct cli_move_opts *mo, const struct pa_dev *dev, struc
 	struct prog_ctx pc = {.dev = dev->path};
 	struct sigaction old[3];
 	struct pa_move_stats st;
-	char a[32], b[32], *id = NULL, *path = NULL;
+	char a[32], b[32], *id = NULL, *path = NULL, *pointer;
 	uint64_t bad = 0;
 	int rc;
 
@@ -188,9 +200,13 @@ int cli_move_run(const struct cli_move_opts *mo, const struct pa_dev *dev, struc
 			return PA_EXIT_OK;
 		path = move_journal_path(jdir(mo), dev);
 		id = apply_disk_id(dev);
-		rc = path && id ? move_create(path, p, dev->path, id, chunk_from_env(), mv)
+		pointer = same_dir(jdir(mo), move_journal_dir_default())
+				  ? NULL
+				  : move_journal_path(move_journal_dir_default(), dev);
+		rc = path && id ? move_create(path, pointer, p, dev->path, id, chunk_from_env(), mv)
 				: -ENOMEM;
 		free(id);
+		free(pointer);
 		if (rc < 0) {
 			msg_err(dev->path, -rc, "cannot create the move journal %s; nothing moved",
 				path ? path : jdir(mo));
@@ -367,13 +383,13 @@ int cmd_resume(int argc, char **argv)
 			pending++;
 			continue;
 		}
-		path = move_journal_path(journal ? journal : move_journal_dir_default(), d);
-		if (path && access(path, F_OK) == 0) {
+		path = NULL;
+		if (move_journal_find(journal ? journal : move_journal_dir_default(), d, &path) > 0) {
 			fargv[fargc++] = argv[i];
 			pending++;
 		} else {
-			printf("%s: nothing to resume (no journal %s)\n", d->path,
-			       path ? path : "");
+			printf("%s: nothing to resume (no journal in %s)\n", d->path,
+			       journal ? journal : move_journal_dir_default());
 		}
 		free(path);
 	}

@@ -10,6 +10,9 @@ need_cmd jq sfdisk sgdisk partx losetup sha256sum dd mkfs.ext4 e2fsck timeout
 J="$T_TMP/journal"
 BK="$T_TMP/bk"
 mkdir -p "$J" "$BK"
+# the default journal directory too: check looks there, and a move journalled
+# elsewhere leaves its pointer there -- never in the host's state directory
+export PARTALIGN_JOURNAL="$J"
 
 # run_pa ARGS... -> partalign with stdout in $T_TMP/out, stderr in
 # $T_TMP/err and the exit status in $PA_RC.

@@ -73,6 +73,7 @@ dev=$(mkdisk unfinished 64M 512 'label: gpt\nfirst-lba: 34\nstart=34, size=40960
 fill_raw "$dev" 1
 fill_raw "$dev" 2
 want=$(sums_of "$dev" 1 2)
+snapshot "$dev" "$T_TMP/unfinished.snap"
 [ -f "$SHIM" ] || skip "no $SHIM (make check builds it)"
 FS_JOURNAL="$J" FS_AT=40 FS_MODE=kill LD_PRELOAD="$SHIM" PARTALIGN_MOVE_CHUNK=65536 pa_move "$dev"
 expect_rc 137 "the interrupted move"
@@ -124,6 +125,25 @@ expect_rc 1 "fix --move-data resuming"
 pa_resume "$dev"
 expect_rc 0 "resume with nothing to resume"
 grep -q "nothing to resume" "$T_TMP/out" || fail "resume: $(cat "$T_TMP/out")"
+
+echo "# a journal elsewhere leaves a pointer in the default directory"
+restore_snapshot "$dev" "$T_TMP/unfinished.snap"
+FS_JOURNAL="$T_TMP/elsewhere" FS_AT=40 FS_MODE=kill LD_PRELOAD="$SHIM" PARTALIGN_MOVE_CHUNK=65536 \
+	run_pa fix --yes --move-data --quiet --journal "$T_TMP/elsewhere" --backup-dir "$BK" "$dev"
+expect_rc 137 "the interrupted move (journal elsewhere)"
+[ -L "$jf" ] || fail "no pointer $jf to the journal in $T_TMP/elsewhere"
+[ "$(readlink -f "$jf")" = "$(readlink -f "$T_TMP/elsewhere/$(basename "$jf")")" ] ||
+	fail "the pointer leads to $(readlink -f "$jf")"
+run_pa check "$dev"
+expect_rc 4 "check, journal elsewhere"
+expect_err "unfinished data move, journal $jf" "check, journal elsewhere"
+run_pa fix --yes --journal "$T_TMP/other" --backup-dir "$BK" "$dev"
+expect_rc 4 "fix with a third journal directory"
+pa_move "$dev" # the default directory: found through the pointer
+expect_rc 1 "fix --move-data through the pointer"
+[ "$(sums_of "$dev" 1 2)" = "$want" ] || fail "content differs after a resume through the pointer"
+[ ! -e "$jf" ] && [ ! -L "$jf" ] || fail "pointer left behind"
+[ -z "$(ls -A "$T_TMP/elsewhere")" ] || fail "journal left behind: $(ls "$T_TMP/elsewhere")"
 
 echo "# usage"
 run_pa fix --yes --move-data --discard-data "$dev"
