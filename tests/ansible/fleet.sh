@@ -107,9 +107,11 @@ assert_eq "fleet: 3 hosts, 2 with findings, 3 misaligned partitions" \
 grep -q 'fleet: 3 hosts, 2 with findings, 3 misaligned partitions' "$T_TMP/play.log" ||
 	fail "the summary is not shown in the play output"
 
-# 3. partalign_fail_on_findings turns findings into failed hosts.
-play --limit 'all:!delta' -e partalign_fail_on_findings=true
+# 3. partalign_fail_on_findings turns findings into failed hosts; under
+# --check the (read-only) audit and the report run all the same.
+play --limit 'all:!delta' -e partalign_fail_on_findings=true --check
 [ "$PB_RC" != 0 ] || fail "partalign_fail_on_findings=true did not fail the playbook"
 assert_eq "fleet: 3 hosts, 2 with findings, 3 misaligned partitions" \
 	"$(tail -n 1 "$T_TMP/report")" "summary line with partalign_fail_on_findings"
+assert_eq "$expected_rows" "$(findings)" "finding rows of the report under --check"
 echo "PASS: fleet report names exactly the misaligned partitions set up"
