@@ -258,19 +258,26 @@ vm_label_id() {
 }
 
 # vm_kpartx MAP WWID: the kpartx partition maps of the multipath map MAP
-# (dm-N) from its partition table, made with dmsetup as kpartx makes them:
-# a linear map per partition, DM UUID part<N>-mpath-<WWID>, named
-# <map name>-part<N>.  Maps that exist already are left alone.
+# (dm-N) from its partition table, made with dmsetup as `kpartx -u` makes
+# them: a linear map per partition, DM UUID part<N>-mpath-<WWID>, named
+# <map name>-part<N>; a map that exists with another table is reloaded.
 vm_kpartx() {
-	local map=$1 wwid=$2 majmin lbs name n start size _
+	local map=$1 wwid=$2 majmin lbs name n start size table dm pname _
 	majmin=$(cat "/sys/block/$map/dev")
 	lbs=$(cat "/sys/block/$map/queue/logical_block_size")
 	name=$(cat "/sys/block/$map/dm/name")
 	vm_table "/dev/$map" >/tmp/kpartx.parts
 	while read -r n start size _; do
-		[ -n "$(vm_dm_by_uuid "part$n-mpath-$wwid")" ] && continue
-		dmsetup create "$name-part$n" --uuid "part$n-mpath-$wwid" --table \
-			"0 $((size * lbs / 512)) linear $majmin $((start * lbs / 512))" || return 1
+		table="0 $((size * lbs / 512)) linear $majmin $((start * lbs / 512))"
+		dm=$(vm_dm_by_uuid "part$n-mpath-$wwid")
+		if [ -z "$dm" ]; then
+			dmsetup create "$name-part$n" --uuid "part$n-mpath-$wwid" --table "$table" ||
+				return 1
+			continue
+		fi
+		pname=$(cat "/sys/block/$dm/dm/name")
+		[ "$(dmsetup table "$pname")" = "$table" ] && continue
+		dmsetup reload "$pname" --table "$table" && dmsetup resume "$pname" || return 1
 	done </tmp/kpartx.parts
 	vm_settle
 }
