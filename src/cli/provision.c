@@ -981,7 +981,7 @@ static bool size_kind(const struct pa_dev *dev)
 static void resolve_size(struct run *r, struct disk *d)
 {
 	const struct pa_dev *owned[2] = {NULL, NULL}, *blank[2] = {NULL, NULL};
-	size_t nowned = 0, nblank = 0, nsame = 0, i;
+	size_t nowned = 0, nblank = 0, i;
 	char sz[32], why[PA_REASON_MAX] = "";
 
 	units_exact(d->size, sz, sizeof(sz));
@@ -992,7 +992,6 @@ static void resolve_size(struct run *r, struct disk *d)
 		if (!size_kind(dev) || dev->is_path || dev->size != d->size ||
 		    claimed(r, dev))
 			continue;
-		nsame++;
 		if (dev->mountpoints || (dev->holders && dev->kind != PA_KIND_MPATH)) {
 			snprintf(why, sizeof(why), "%s is in use", dev->path);
 			continue;
@@ -1050,7 +1049,7 @@ static void resolve_size(struct run *r, struct disk *d)
 		    nblank > 2 ? ", ..." : "", d->name);
 	} else {
 		disk_end(d, ACT_ERROR, "%s: no blank disk of %s%s%s%s", d->selector, sz,
-			 nsame ? " (" : "", why[0] ? why : "", nsame ? ")" : "");
+			 why[0] ? " (" : "", why, why[0] ? ")" : "");
 	}
 }
 

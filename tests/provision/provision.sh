@@ -167,6 +167,12 @@ assert_eq null "$(disk AMB device)" "ambiguous size: device"
 disk AMB reason | grep -q "2 blank disks" || fail "ambiguous size: reason: $(disk AMB reason)"
 assert_eq "$before" "$(disk_sums "$D8" "$D9")" "ambiguous size: disk contents"
 
+# --- JSON escaping: a selector with a quote and a backslash ------------------
+printf 'ODD /dev/no"such\\disk\n' >"$T_TMP/odd.conf"
+prov 8 "$T_TMP/odd.conf"
+assert_eq '/dev/no"such\disk: no such device' "$(disk ODD reason)" "escaped reason"
+assert_eq '/dev/no"such\disk' "$(disk ODD selector)" "escaped selector"
+
 # --- a bad configuration line -----------------------------------------------
 printf '# fine so far\nGOOD %s\nBAD %s mode=999\n' "$D8" "$D9" >"$T_TMP/bad.conf"
 prov 16 "$T_TMP/bad.conf"
