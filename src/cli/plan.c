@@ -541,6 +541,15 @@ static int execute(const struct opts *o, struct job *j)
 			goto out;
 		}
 		rc = apply_write_regions(w, regs, bufs, nregs, &written);
+		if (rc < 0 && j->mv) {
+			/* the data has moved: the old table must not come back */
+			msg_err(j->dev->path, -rc, "writing the new table failed after the data "
+						   "moved; finish with 'partalign resume %s'",
+				j->dev->path);
+			j->result = "write failed";
+			status = PA_EXIT_ERROR | PA_EXIT_MISALIGNED;
+			goto out;
+		}
 		if (rc < 0) {
 			msg_err(j->dev->path, -rc,
 				"writing the new table failed; the backup is %s (partalign restore)",

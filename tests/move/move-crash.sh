@@ -77,8 +77,12 @@ crash_run() {
 	*) fail "$WHAT ($bs): exit status $PA_RC: $(cat "$T_TMP/err")" ;;
 	esac
 	if [ "$mode" = eio ] && [ "$PA_RC" = 12 ]; then
-		grep -q "partalign resume" "$T_TMP/err" || grep -q "restore" "$T_TMP/err" ||
-			fail "$WHAT: the error does not say how to go on: $(cat "$T_TMP/err")"
+		# before the journal exists nothing has moved; after, the way on is resume
+		if [ "$(journals)" = 0 ]; then
+			grep -q "nothing moved" "$T_TMP/err"
+		else
+			grep -q "partalign resume" "$T_TMP/err"
+		fi || fail "$WHAT: the error does not say how to go on: $(cat "$T_TMP/err")"
 	fi
 }
 
