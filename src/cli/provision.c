@@ -199,24 +199,21 @@ static void note(const char *who, const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
-/* End a disk's run in @a, with @fmt as the reason (NULL: none). */
-static void disk_end(struct disk *d, enum action a, const char *fmt, ...)
+/* End a disk's run as refused or failed, with the reason; returns -1. */
+static int disk_fail(struct disk *d, enum action a, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-static void disk_end(struct disk *d, enum action a, const char *fmt, ...)
+static int disk_fail(struct disk *d, enum action a, const char *fmt, ...)
 {
 	va_list ap;
 
 	d->action = a;
 	free(d->reason);
-	d->reason = NULL;
-	if (!fmt)
-		return;
 	va_start(ap, fmt);
 	d->reason = xvasprintf(fmt, ap);
 	va_end(ap);
-	if (a == ACT_REFUSED || a == ACT_ERROR)
-		msg_err(d->name, 0, "%s", d->reason);
+	msg_err(d->name, 0, "%s", d->reason);
+	return -1;
 }
 
 /* Add a remark to a disk's reason. */
@@ -884,10 +881,26 @@ static struct probe *probe_dev(struct run *r, const struct pa_dev *dev)
 	return pr;
 }
 
-static bool probe_is(const struct probe *pr, const char *action)
+static bool probe_says(const struct probe *pr, const char *action)
 {
-	return pr->rc >= 0 && !(pr->rc & (PA_EXIT_ERROR | PA_EXIT_USAGE)) &&
-	       !pr->refused && pr->action && strcmp(pr->action, action) == 0;
+	return pr->rc >= 0 && !(pr->rc & (PA_EXIT_ERROR | PA_EXIT_USAGE)) && pr->action &&
+	       strcmp(pr->action, action) == 0;
+}
+
+/*
+ * The disk holds exactly the partition fix --new makes.  A refusal beside a
+ * "keep" can only be plan's "in use" (its own refusals of --new come before
+ * any step): harmless when nothing is to be written.
+ */
+static bool probe_keeps(const struct probe *pr)
+{
+	return probe_says(pr, "keep");
+}
+
+/* The disk is blank: fix --new would create the partition. */
+static bool probe_creates(const struct probe *pr)
+{
+	return probe_says(pr, "create") && !pr->refused;
 }
 
 /* What went wrong with a probe that neither creates, keeps nor refuses. */
@@ -915,8 +928,8 @@ static bool claimed(const struct run *r, const struct pa_dev *dev)
 	return false;
 }
 
-/* Path, wwn: or serial: into a whole device of the scan. */
-static void resolve_named(struct run *r, struct disk *d)
+/* Path, wwn: or serial: into a whole device of the scan; 0 or -1. */
+static int resolve_named(struct run *r, struct disk *d)
 {
 	struct pa_dev *dev = NULL, *other = NULL;
 	int rc;
@@ -924,46 +937,48 @@ static void resolve_named(struct run *r, struct disk *d)
 	if (d->sel == SEL_PATH) {
 		rc = scan_lookup(&r->devs, d->value, &dev);
 		if (rc == -ENOENT)
-			return disk_end(d, ACT_ERROR, "%s: no such device", d->value);
+			return disk_fail(d, ACT_ERROR, "%s: no such device", d->value);
 		if (rc == -ENOTBLK)
-			return disk_end(d, ACT_ERROR, "%s: not a block device", d->value);
+			return disk_fail(d, ACT_ERROR, "%s: not a block device",
+					 d->value);
 		if (rc == -ENODEV)
-			return disk_end(
+			return disk_fail(
 			    d, ACT_ERROR,
 			    "%s: not among the disks of the host (an unbound loop "
 			    "device?)",
 			    d->value);
 		if (rc < 0)
-			return disk_end(d, ACT_ERROR, "%s: %s", d->value, strerror(-rc));
+			return disk_fail(d, ACT_ERROR, "%s: %s", d->value, strerror(-rc));
 	} else {
 		rc = rules_spec_find(&r->devs,
 				     d->sel == SEL_WWN ? RULES_SEL_WWN : RULES_SEL_SERIAL,
 				     d->value, &dev, &other);
 		if (rc == -ENODEV)
-			return disk_end(
+			return disk_fail(
 			    d, ACT_ERROR,
 			    "%s: no disk of the host has this ID (udev's database "
 			    "must know it: see udevadm info)",
 			    d->selector);
 		if (rc == -EEXIST)
-			return disk_end(
+			return disk_fail(
 			    d, ACT_ERROR,
 			    "%s: matches both %s and %s (cloned VM disks?): cannot "
 			    "tell which one is %s",
 			    d->selector, dev->path, other->path, d->name);
 		if (rc < 0)
-			return disk_end(d, ACT_ERROR, "%s: %s", d->selector,
-					strerror(-rc));
+			return disk_fail(d, ACT_ERROR, "%s: %s", d->selector,
+					 strerror(-rc));
 	}
 	if (dev->kind == PA_KIND_PART)
-		return disk_end(
+		return disk_fail(
 		    d, ACT_ERROR, "%s is a partition%s%s: name the whole disk", dev->path,
 		    dev->disk ? " of " : "", dev->disk ? dev->disk->path : "");
 	if (dev->is_path)
-		return disk_end(d, ACT_ERROR,
-				"%s is a path of the multipath map %s: name the map",
-				dev->path, dev->map ? dev->map->path : "over it");
+		return disk_fail(d, ACT_ERROR,
+				 "%s is a path of the multipath map %s: name the map",
+				 dev->path, dev->map ? dev->map->path : "over it");
 	d->dev = dev;
+	return 0;
 }
 
 static bool size_kind(const struct pa_dev *dev)
@@ -1006,12 +1021,11 @@ static void resolve_size(struct run *r, struct disk *d)
 			continue;
 		}
 		pr = probe_dev(r, dev);
-		if (probe_is(pr, "keep") && pr->pname &&
-		    strcasecmp(pr->pname, d->name) == 0) {
+		if (probe_keeps(pr) && pr->pname && strcasecmp(pr->pname, d->name) == 0) {
 			if (nowned < 2)
 				owned[nowned] = dev;
 			nowned++;
-		} else if (probe_is(pr, "create")) {
+		} else if (probe_creates(pr)) {
 			if (nblank < 2)
 				blank[nblank] = dev;
 			nblank++;
@@ -1019,10 +1033,9 @@ static void resolve_size(struct run *r, struct disk *d)
 			char buf[128];
 
 			snprintf(why, sizeof(why), "%s: %s", dev->path,
-				 pr->refused ? pr->refused
-				 : probe_is(pr, "keep")
-				     ? "holds a partition of another name"
-				     : probe_failure(pr, buf, sizeof(buf)));
+				 pr->refused	   ? pr->refused
+				 : probe_keeps(pr) ? "holds a partition of another name"
+						   : probe_failure(pr, buf, sizeof(buf)));
 		}
 	}
 	if (nowned == 1) {
@@ -1030,7 +1043,7 @@ static void resolve_size(struct run *r, struct disk *d)
 		note(d->name, "%s: %s, provisioned as %s before", d->selector,
 		     owned[0]->path, d->name);
 	} else if (nowned > 1) {
-		disk_end(
+		disk_fail(
 		    d, ACT_ERROR,
 		    "%s: %zu disks of %s already hold a partition named %s (%s, %s%s): "
 		    "name the disk by path, wwn: or serial:",
@@ -1041,15 +1054,15 @@ static void resolve_size(struct run *r, struct disk *d)
 		note(d->name, "%s: %s, the only blank disk of %s", d->selector,
 		     blank[0]->path, sz);
 	} else if (nblank > 1) {
-		disk_end(
+		disk_fail(
 		    d, ACT_ERROR,
 		    "%s: %zu blank disks of %s (%s, %s%s): cannot tell which one is %s; "
 		    "name it by path, wwn: or serial:",
 		    d->selector, nblank, sz, blank[0]->path, blank[1]->path,
 		    nblank > 2 ? ", ..." : "", d->name);
 	} else {
-		disk_end(d, ACT_ERROR, "%s: no blank disk of %s%s%s%s", d->selector, sz,
-			 why[0] ? " (" : "", why, why[0] ? ")" : "");
+		disk_fail(d, ACT_ERROR, "%s: no blank disk of %s%s%s%s", d->selector, sz,
+			  why[0] ? " (" : "", why, why[0] ? ")" : "");
 	}
 }
 
@@ -1067,11 +1080,11 @@ static void resolve_all(struct run *r)
 
 			if (!a->dev || a->dev != b->dev)
 				continue;
-			disk_end(b, ACT_ERROR, "%s names %s, as %s (%s) does",
-				 b->selector, a->dev->path, a->name, a->where);
+			disk_fail(b, ACT_ERROR, "%s names %s, as %s (%s) does",
+				  b->selector, a->dev->path, a->name, a->where);
 			if (a->action == ACT_PENDING)
-				disk_end(a, ACT_ERROR, "%s names %s, as %s (%s) does",
-					 a->selector, a->dev->path, b->name, b->where);
+				disk_fail(a, ACT_ERROR, "%s names %s, as %s (%s) does",
+					  a->selector, a->dev->path, b->name, b->where);
 		}
 	for (i = 0; i < r->c.n; i++) {
 		struct disk *d = &r->c.v[i];
@@ -1110,12 +1123,12 @@ static int run_fix(struct run *r, struct disk *d)
 	err = last_error(&co);
 	output_free(&co);
 	if (rc < 0) {
-		disk_end(d, ACT_ERROR, "cannot run partalign-apply: %s", strerror(-rc));
+		disk_fail(d, ACT_ERROR, "cannot run partalign-apply: %s", strerror(-rc));
 	} else if (rc & (PA_EXIT_ERROR | PA_EXIT_USAGE) || rc >= 32) {
-		disk_end(d, ACT_ERROR, "%s", err ? err : "partalign fix --new failed");
+		disk_fail(d, ACT_ERROR, "%s", err ? err : "partalign fix --new failed");
 	} else if (rc & PA_EXIT_MISALIGNED) {
-		disk_end(d, ACT_REFUSED, "%s",
-			 err ? err : "partalign fix --new refused it");
+		disk_fail(d, ACT_REFUSED, "%s",
+			  err ? err : "partalign fix --new refused it");
 	} else {
 		rc &= PA_EXIT_CHANGED | PA_EXIT_REBOOT;
 		if (rc & PA_EXIT_REBOOT)
@@ -1127,19 +1140,17 @@ static int run_fix(struct run *r, struct disk *d)
 	return d->action == ACT_ERROR || d->action == ACT_REFUSED ? 0 : rc;
 }
 
-/* One disk: refuse, keep, or create its partition. */
-static void provision_disk(struct run *r, struct disk *d)
+/* One disk: refuse, keep, or create its partition; 0 or -1 (refused, failed). */
+static int provision_disk(struct run *r, struct disk *d)
 {
 	struct probe *pr = probe_dev(r, d->dev);
 	char buf[128];
 	int rc;
 
 	d->probe = pr;
-	if (pr->refused)
-		return disk_end(d, ACT_REFUSED, "%s: %s", d->device, pr->refused);
-	if (probe_is(pr, "keep")) {
+	if (probe_keeps(pr)) {
 		if (pr->pname && *pr->pname && strcasecmp(pr->pname, d->name) != 0)
-			return disk_end(
+			return disk_fail(
 			    d, ACT_REFUSED,
 			    "%s holds the partition provision makes, but it is "
 			    "named %s, not %s: this disk may be %s elsewhere; check "
@@ -1148,14 +1159,19 @@ static void provision_disk(struct run *r, struct disk *d)
 		d->action = ACT_KEPT;
 		if (!pr->pname || !*pr->pname)
 			disk_remark(d, "its partition has no GPT name (not renamed)");
+		if (pr->refused) {
+			/* nothing to write, so being in use is no reason to refuse */
+			disk_remark(d, "in use (%s)", pr->refused);
+			return 0;
+		}
 		if (pr->rc == PA_EXIT_OK)
-			return;
+			return 0;
 		/* the table is right but the kernel's partitions are not */
 		if (r->o.dry_run) {
 			d->changed = true;
 			disk_remark(d, "dry run: the kernel's partitions differ from the "
 				       "table; fix --new would update them");
-			return;
+			return 0;
 		}
 		rc = run_fix(r, d);
 		if (rc & PA_EXIT_CHANGED) {
@@ -1164,23 +1180,28 @@ static void provision_disk(struct run *r, struct disk *d)
 			    d, "the kernel's partitions were updated from the table");
 		}
 		r->status |= rc;
-		return;
+		return d->action == ACT_KEPT ? 0 : -1;
 	}
-	if (!probe_is(pr, "create"))
-		return disk_end(d, ACT_ERROR, "%s", probe_failure(pr, buf, sizeof(buf)));
+	if (pr->refused)
+		return disk_fail(d, ACT_REFUSED, "%s: %s", d->device, pr->refused);
+	if (!probe_creates(pr))
+		return disk_fail(d, ACT_ERROR, "%s", probe_failure(pr, buf, sizeof(buf)));
 	d->action = ACT_CREATED;
 	d->changed = true;
 	if (r->o.dry_run) {
 		disk_remark(d, "dry run: one partition would be created at %s bytes",
 			    pr->new_start ? pr->new_start : "?");
-		return;
+		return 0;
 	}
 	note(d->name, "%s is blank: creating its partition", d->device);
 	rc = run_fix(r, d);
 	r->status |= rc;
 	d->changed = rc & PA_EXIT_CHANGED;
-	if (d->action == ACT_CREATED && !d->changed)
+	if (d->action != ACT_CREATED)
+		return -1;
+	if (!d->changed)
 		d->action = ACT_KEPT; /* another run made it between our look and fix */
+	return 0;
 }
 
 /* The partition of each disk as the kernel has it now, and its alignment. */
@@ -1212,8 +1233,8 @@ static void check_partitions(struct run *r)
 		if (d->action != ACT_CREATED && d->action != ACT_KEPT)
 			continue;
 		if (rc < 0) {
-			disk_end(d, ACT_ERROR, "cannot scan the disks again: %s",
-				 strerror(-rc));
+			disk_fail(d, ACT_ERROR, "cannot scan the disks again: %s",
+				  strerror(-rc));
 			continue;
 		}
 		if (r->o.dry_run && d->action == ACT_CREATED) {
@@ -1226,7 +1247,7 @@ static void check_partitions(struct run *r)
 			continue;
 		}
 		if (scan_lookup(&r->after, d->device, &whole) < 0) {
-			disk_end(d, ACT_ERROR, "%s is gone", d->device);
+			disk_fail(d, ACT_ERROR, "%s is gone", d->device);
 			continue;
 		}
 		for (j = 0; j < r->after.n; j++) {

@@ -13,7 +13,8 @@
 #   - a bad configuration line: exit 16 naming FILE:LINE, nothing touched.
 . "$top_srcdir/tests/lib/common.sh"
 . "$top_srcdir/tests/provision/lib.sh"
-need_cmd mkfs.ext4
+need_cmd mkfs.ext4 python3
+export T_TMP
 
 SZ1=$(unique_mib)
 SZ2=$(unique_mib "$SZ1")
@@ -109,6 +110,30 @@ assert_eq "$D4" "$(disk DATA4 device)" "second run: size: finds the same disk (4
 assert_eq "$rules_before" "$(stat -c '%i %Y.%y %s' "$RULES")" "rules file inode/mtime"
 cmp -s "$T_TMP/rules.1" "$RULES" || fail "rules file content changed"
 assert_eq "$sums_before" "$(disk_sums "$D1" "$D2" "$D3" "$D4")" "disk contents after run 2"
+
+# --- a third run while two partitions are open exclusively (in use) --------
+# nothing is to be written, so being in use is no reason to refuse
+python3 -c '
+import os, sys, time
+fds = [os.open(p, os.O_RDONLY | os.O_EXCL) for p in sys.argv[1:]]
+open(os.environ["T_TMP"] + "/held", "w").close()
+time.sleep(120)' "${D1}p1" "${D3}p1" &
+holder=$!
+at_exit "kill $holder 2>/dev/null; wait $holder 2>/dev/null"
+for i in $(seq 1 50); do
+	[ -e "$T_TMP/held" ] && break
+	sleep 0.1
+done
+[ -e "$T_TMP/held" ] || fail "could not open the partitions exclusively"
+prov 0 "$T_TMP/asm.conf"
+for n in DATA1 DATA3; do
+	assert_eq kept "$(disk "$n" action)" "in use: $n action"
+	disk "$n" reason | grep -q "in use" || fail "in use: $n reason: $(disk "$n" reason)"
+done
+assert_eq "$D3" "$(disk DATA3 device)" "in use: size: finds the same disk"
+kill "$holder"
+wait "$holder" 2>/dev/null || true
+assert_eq "$rules_before" "$(stat -c '%i %Y.%y %s' "$RULES")" "in use: rules file inode/mtime"
 
 # --- the table output, and --dry-run on a provisioned set -------------------
 rc=0
