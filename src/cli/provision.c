@@ -103,6 +103,7 @@ struct disk {
 	enum action action;
 	bool aligned;
 	bool changed;
+	bool reboot; /* fix wrote a table the kernel does not use yet */
 	char *reason;
 };
 
@@ -1131,7 +1132,8 @@ static int run_fix(struct run *r, struct disk *d)
 			  err ? err : "partalign fix --new refused it");
 	} else {
 		rc &= PA_EXIT_CHANGED | PA_EXIT_REBOOT;
-		if (rc & PA_EXIT_REBOOT)
+		d->reboot = rc & PA_EXIT_REBOOT;
+		if (d->reboot)
 			disk_remark(d,
 				    "the table is written but the kernel still uses the "
 				    "old one: reboot, then run provision again");
@@ -1261,9 +1263,11 @@ static void check_partitions(struct run *r)
 				part = p;
 		}
 		if (!part) {
-			if (!d->reason)
-				disk_remark(d, "the kernel shows no partition on %s",
-					    d->device);
+			/* after a write the kernel did not take, the reason says so */
+			if (!d->reboot)
+				disk_fail(d, ACT_ERROR,
+					  "the kernel shows no partition on %s",
+					  d->device);
 			continue;
 		}
 		if (nparts > 1)
