@@ -1351,7 +1351,7 @@ static char *write_map(const struct run *r)
 static void run_rules(struct run *r)
 {
 	const char *output = r->c.rules ? r->c.rules : RULES_DEFAULT_OUTPUT;
-	size_t i, n = 0, nfail = 0;
+	size_t i, n = 0, nfail = 0, ndry = 0;
 	const struct disk *first = &r->c.v[0];
 	bool uniform = true;
 	char path[PATH_MAX], **argv, *map = NULL, *err;
@@ -1365,22 +1365,22 @@ static void run_rules(struct run *r)
 
 		if ((d->action != ACT_CREATED && d->action != ACT_KEPT) || !d->partition)
 			nfail++;
+		if (r->o.dry_run && d->action == ACT_CREATED)
+			ndry++; /* would be created: no partition to name yet */
 		uniform &= strcmp(eff_owner(r, d), eff_owner(r, first)) == 0 &&
 			   strcmp(eff_group(r, d), eff_group(r, first)) == 0 &&
 			   strcmp(eff_mode(r, d), eff_mode(r, first)) == 0;
 	}
 	if (nfail) {
 		r->rules_result = "skipped";
-		if (r->o.dry_run)
-			r->rules_reason =
-			    xstrdup("dry run: the rules can be shown once the "
-				    "partitions exist");
+		if (nfail == ndry)
+			r->rules_reason = xstrdup("dry run: the rules can be shown once "
+						  "the partitions exist");
 		else
-			r->rules_reason =
-			    xasprintf("not written: %zu of %zu disks have no usable "
-				      "partition, and a "
-				      "file without them would drop their rules",
-				      nfail, r->c.n);
+			r->rules_reason = xasprintf(
+			    "not written: %zu of %zu disks have no usable partition, "
+			    "and a file without them would drop their rules",
+			    nfail - ndry, r->c.n);
 		note(NULL, "rules: %s", r->rules_reason);
 		return;
 	}
