@@ -31,13 +31,15 @@ struct pa_disk {
 };
 
 /*
- * Open @path read-only, with O_EXCL when @exclusive (fails with -EBUSY when
- * anything holds the disk: a mount, swap, dm, md), and take flock(LOCK_EX),
- * waiting up to @wait_ms for another holder (udev, a second partalign).
- * -EWOULDBLOCK if the lock stays taken.  Without @exclusive the disk is
- * only looked at (a plan for a disk in use), never written.
+ * Open @path read-only.  PA_DISK_LOCK: take flock(LOCK_EX), waiting up to
+ * @wait_ms for another holder (udev, a second partalign); -EWOULDBLOCK if the
+ * lock stays taken.  PA_DISK_EXCL: then also open it with O_EXCL, which
+ * fails with -EBUSY when anything claims the disk (a mount, swap, dm, md).
+ * With neither the disk is only looked at (a plan for a disk in use).
  */
-int apply_disk_open(const char *path, bool exclusive, int wait_ms, struct pa_disk *d);
+#define PA_DISK_LOCK 1u
+#define PA_DISK_EXCL 2u
+int apply_disk_open(const char *path, unsigned int flags, int wait_ms, struct pa_disk *d);
 void apply_disk_close(struct pa_disk *d);
 
 /* A stable identity for backups: "wwn:…", "serial:…", "file:…" or "name:…". */

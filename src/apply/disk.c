@@ -18,7 +18,7 @@
 
 #include "apply/apply.h"
 
-int apply_disk_open(const char *path, bool exclusive, int wait_ms, struct pa_disk *d)
+int apply_disk_open(const char *path, unsigned int flags, int wait_ms, struct pa_disk *d)
 {
 	unsigned long long size = 0;
 	int lsz = 0;
@@ -37,7 +37,7 @@ int apply_disk_open(const char *path, bool exclusive, int wait_ms, struct pa_dis
 	 * exclusive open: the waiter must not mistake the first run's O_EXCL
 	 * for a disk in use.
 	 */
-	while (exclusive && flock(d->lockfd, LOCK_EX | LOCK_NB) < 0) {
+	while ((flags & PA_DISK_LOCK) && flock(d->lockfd, LOCK_EX | LOCK_NB) < 0) {
 		if (errno != EWOULDBLOCK || waited >= wait_ms) {
 			rc = errno == EWOULDBLOCK ? -EWOULDBLOCK : -errno;
 			goto fail;
@@ -46,7 +46,7 @@ int apply_disk_open(const char *path, bool exclusive, int wait_ms, struct pa_dis
 		waited += 100;
 	}
 	/* O_EXCL on a block device claims it: refused while mounted or held */
-	d->fd = open(path, O_RDONLY | (exclusive ? O_EXCL : 0) | O_CLOEXEC | O_NONBLOCK);
+	d->fd = open(path, O_RDONLY | ((flags & PA_DISK_EXCL) ? O_EXCL : 0) | O_CLOEXEC | O_NONBLOCK);
 	if (d->fd < 0) {
 		rc = -errno;
 		goto fail;

@@ -325,6 +325,36 @@ static int scan_one(const char *arg, struct job *j, struct pa_dev **dev)
 	return rc < 0 ? rc : scan_lookup(&j->devs, arg, dev);
 }
 
+/*
+ * Who, besides its own kpartx partition maps and this process (two fds),
+ * has multipath map @map open, or any of those partition maps: ASM and
+ * databases open devices without O_EXCL, so only the open counts tell.
+ */
+static char *map_in_use(const struct pa_devlist *l, const struct pa_dev *map)
+{
+	int count = 0, parts = 0;
+	char *why = NULL;
+	size_t i;
+
+	for (i = 0; i < l->n; i++) {
+		const struct pa_dev *d = l->v[i];
+
+		if (d->kind != PA_KIND_PART || d->disk != map || !d->dm_uuid)
+			continue;
+		parts++;
+		if (scan_dm_open_count(d->major, d->minor, &count) == 0 && count > 0) {
+			if (asprintf(&why, "%s (partition map %u of %s) is open: in use", d->name,
+				     d->partno, map->name) < 0)
+				why = NULL;
+			return why;
+		}
+	}
+	if (scan_dm_open_count(map->major, map->minor, &count) == 0 && count > parts + 2 &&
+	    asprintf(&why, "%s is open by another process: in use", map->name) < 0)
+		why = NULL;
+	return why;
+}
+
 /* Everything before the gate.  Returns exit bits. */
 static int prepare(const struct opts *o, const char *arg, struct job *j)
 {
@@ -349,7 +379,13 @@ static int prepare(const struct opts *o, const char *arg, struct job *j)
 			dev->disk ? dev->disk->path : "");
 		return PA_EXIT_USAGE;
 	}
-	rc = apply_disk_open(dev->path, true, o->wait_ms, &j->disk);
+	/*
+	 * A multipath map is claimed by its own kpartx partition maps, so it
+	 * cannot be opened O_EXCL; its users are counted instead (map_in_use).
+	 */
+	rc = apply_disk_open(dev->path,
+			     PA_DISK_LOCK | (dev->kind == PA_KIND_MPATH ? 0 : PA_DISK_EXCL),
+			     o->wait_ms, &j->disk);
 	/* what another holder of the lock did is visible only now: scan again */
 	if (rc == 0 && (rc = scan_one(arg, j, &dev)) < 0) {
 		msg_err(arg, -rc, "cannot scan");
@@ -357,12 +393,14 @@ static int prepare(const struct opts *o, const char *arg, struct job *j)
 	}
 	j->dev = dev;
 	inuse = plan_refusal_in_use(l, dev);
+	if (!inuse && rc == 0 && dev->kind == PA_KIND_MPATH)
+		inuse = map_in_use(l, dev);
 	if (rc == -EBUSY) {
 		if (!inuse && asprintf(&inuse, "%s cannot be opened exclusively: it is in use",
 				       dev->name) < 0)
 			inuse = NULL;
 		/* still show the plan: look without claiming, never to write */
-		rc = apply_disk_open(dev->path, false, 0, &j->disk);
+		rc = apply_disk_open(dev->path, 0, 0, &j->disk);
 	}
 	if (rc == -EWOULDBLOCK) {
 		msg_err(dev->path, 0, "locked by another process (partalign or udev); try again");
@@ -428,6 +466,39 @@ static bool confirm(const struct job *j)
 	if (!fgets(line, sizeof(line), stdin))
 		return false;
 	return line[0] == 'y' || line[0] == 'Y';
+}
+
+/*
+ * The separator kpartx put between the map's name and the partition number
+ * in the names of the partition maps there now ("mpatha-part1": "-part"),
+ * or NULL for kpartx's default.
+ */
+static const char *kpartx_separator(const struct pa_devlist *l, const struct pa_dev *map)
+{
+	static char sep[32];
+	size_t i, n;
+
+	if (!map->dm_name)
+		return NULL;
+	n = strlen(map->dm_name);
+	for (i = 0; i < l->n; i++) {
+		const struct pa_dev *d = l->v[i];
+		size_t len, end;
+
+		if (d->kind != PA_KIND_PART || d->disk != map || !d->dm_name ||
+		    strncmp(d->dm_name, map->dm_name, n) != 0)
+			continue;
+		len = strlen(d->dm_name);
+		end = len;
+		while (end > n && d->dm_name[end - 1] >= '0' && d->dm_name[end - 1] <= '9')
+			end--;
+		if (end == len || end - n >= sizeof(sep))
+			continue;
+		memcpy(sep, d->dm_name + n, end - n);
+		sep[end - n] = '\0';
+		return sep;
+	}
+	return NULL;
 }
 
 /* Run a helper program; its exit status, or -1 when it could not run. */
@@ -570,14 +641,28 @@ static int execute(const struct opts *o, struct job *j)
 	if (rc == 0 && !apply_kernel_matches(j->dev, kp, nk))
 		rc = -EBUSY;
 	if (rc == -EOPNOTSUPP) {
-		/* a multipath map: its partitions are dm maps that kpartx keeps */
-		char *argv[] = {"kpartx", "-u", (char *)j->dev->path, NULL};
+		/*
+		 * A multipath map: its partitions are dm maps that kpartx keeps.
+		 * kpartx must be able to open the map, so let it go first, and
+		 * name the maps as the ones there now (Debian: "-part").
+		 */
+		const char *sep = kpartx_separator(&j->devs, j->dev);
+		char *argv[] = {"kpartx", "-u", "-p", (char *)sep, (char *)j->dev->path, NULL};
 
+		apply_gate_close(w);
+		w = NULL;
+		apply_disk_close(&j->disk);
+		j->opened = false;
+		if (!sep) {
+			argv[2] = (char *)j->dev->path;
+			argv[3] = NULL;
+		}
 		if (run_cmd(argv) == 0) {
 			j->result = "fixed, partition maps updated by kpartx";
 		} else {
 			msg_err(j->dev->path, 0, "table written; update the partition maps with "
-						 "'kpartx -u %s'", j->dev->path);
+						 "'kpartx -u%s%s %s'", sep ? " -p " : "", sep ? sep : "",
+				j->dev->path);
 			j->result = "written, partition maps not updated";
 			status |= PA_EXIT_REBOOT;
 		}

@@ -83,7 +83,7 @@ static int restore(const struct pa_backup *b, const struct pa_devlist *l,
 		free(id);
 		return PA_EXIT_ERROR;
 	}
-	rc = apply_disk_open(dev->path, true, 10000, &d);
+	rc = apply_disk_open(dev->path, PA_DISK_LOCK | PA_DISK_EXCL, 10000, &d);
 	if (rc < 0) {
 		msg_err(dev->path, -rc, rc == -EBUSY ? "refused: in use" : "cannot open");
 		free(id);

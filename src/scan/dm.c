@@ -60,3 +60,24 @@ out:
 	close(fd);
 	return rc;
 }
+
+int scan_dm_open_count(unsigned int major, unsigned int minor, int *count)
+{
+	struct dm_ioctl io;
+	int fd, rc = 0;
+
+	fd = open("/dev/mapper/control", O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	memset(&io, 0, sizeof(io));
+	io.version[0] = DM_VERSION_MAJOR;
+	io.data_size = sizeof(io);
+	io.data_start = sizeof(io);
+	io.dev = makedev(major, minor);
+	if (ioctl(fd, DM_DEV_STATUS, &io) < 0)
+		rc = -errno;
+	else
+		*count = io.open_count;
+	close(fd);
+	return rc;
+}

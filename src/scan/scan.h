@@ -54,6 +54,9 @@ char *scan_probe_signature(int fd, uint64_t off, uint64_t size);
 /* Start (in bytes) of dm device @major:@minor inside the single device below it. */
 int scan_dm_linear_start(unsigned int major, unsigned int minor, uint64_t *start);
 
+/* How many times dm device @major:@minor is open (DM_DEV_STATUS). */
+int scan_dm_open_count(unsigned int major, unsigned int minor, int *count);
+
 /* Mount points and swap areas by device number, from /proc (internal). */
 int scan_mounts_fill(struct pa_devlist *l);
 
