@@ -432,7 +432,8 @@ static int prepare(const struct opts *o, const char *arg, struct job *j)
 		return PA_EXIT_ERROR;
 	}
 	j->planned = true;
-	if (inuse)
+	/* a disk in use is refused only when something would be written to it */
+	if (inuse && (j->plan.changes || j->kernel_stale || j->plan.refusal))
 		rc = refuse_first(&j->plan, inuse);
 	free(inuse);
 	if (rc == 0)

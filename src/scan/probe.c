@@ -122,6 +122,13 @@ int scan_probe_disk(struct pa_devlist *l, struct pa_dev *w, struct pa_diags *dia
 			blkid_partition bp = blkid_partlist_get_partition(parts, k);
 
 			if ((unsigned int)blkid_partition_get_partno(bp) == p->partno) {
+				/* the table knows what udev would have told */
+				if (!p->part_name && blkid_partition_get_name(bp))
+					p->part_name = strdup(blkid_partition_get_name(bp));
+				if (!p->part_uuid && blkid_partition_get_uuid(bp))
+					p->part_uuid = strdup(blkid_partition_get_uuid(bp));
+				if (!p->part_type && blkid_partition_get_type_string(bp))
+					p->part_type = strdup(blkid_partition_get_type_string(bp));
 				p->ondisk_found = true;
 				p->ondisk_start = (uint64_t)blkid_partition_get_start(bp) * 512;
 				p->ondisk_size = (uint64_t)blkid_partition_get_size(bp) * 512;
