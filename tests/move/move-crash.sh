@@ -5,7 +5,7 @@
 # partitions must hold exactly their old bytes at their new starts.
 #
 # Two disks, 512- and 4096-byte sectors, each with a partition that moves
-# forward by ~2 MiB (longer than the 64 KiB chunks used here: progress
+# forward by ~2 MiB (longer than the 32 KiB chunks used here: progress
 # records) and one that moves back by one sector (shorter: chunks saved in
 # the journal).  The crashes, in turn:
 #   powercut    writes not yet flushed are lost, some torn (faultshim.so)
@@ -23,18 +23,18 @@ CRASHES=${PARTALIGN_MOVE_CRASHES:-100}
 SEED=${PARTALIGN_MOVE_SEED:-$(date +%s)}
 RANDOM=$SEED
 echo "# $CRASHES crashes, PARTALIGN_MOVE_SEED=$SEED"
-export PARTALIGN_MOVE_CHUNK=65536
+export PARTALIGN_MOVE_CHUNK=32768
 
 layout() {
 	local s=$1 m=$((1048576 / $1))
 	printf 'label: gpt\nfirst-lba: %d\n' $((2 + 16384 / s))
-	printf 'start=%d, size=%d, name=forward\n' $((2 + 16384 / s)) $((12 * m))
-	printf 'start=%d, size=%d, name=back\n' $((16 * m + 1)) $((8 * m))
+	printf 'start=%d, size=%d, name=forward\n' $((2 + 16384 / s)) $((6 * m))
+	printf 'start=%d, size=%d, name=back\n' $((10 * m + 1)) $((4 * m))
 }
 
 declare -A DEV SNAP SUMS CALLS SECS
 for bs in 512 4096; do
-	d=$(mkdisk "crash$bs" 40M "$bs" "$(layout "$bs")")
+	d=$(mkdisk "crash$bs" 24M "$bs" "$(layout "$bs")")
 	fill_raw "$d" 1
 	fill_raw "$d" 2
 	DEV[$bs]=$d
