@@ -44,7 +44,8 @@ int move_journal_find(const char *dir, const struct pa_dev *whole, char **path)
 		p = move_journal_path(dirs[i], whole);
 		if (!p)
 			return -ENOMEM;
-		/* lstat: a pointer to a journal on a file system not mounted still counts */
+		/* lstat: a pointer to a journal on a file system not mounted still counts
+		 */
 		if (lstat(p, &st) == 0) {
 			*path = p;
 			return 1;

@@ -35,7 +35,7 @@
 #include "apply/move.h"
 
 #define NBUF 4
-#define CRC_CAP 4096u           /* checksums of chunks written but not yet recorded */
+#define CRC_CAP 4096u		   /* checksums of chunks written but not yet recorded */
 #define CKPT_EVERY_NS 2000000000LL /* also record progress this often */
 #define HDR_MAX (1u << 20)
 
@@ -43,8 +43,8 @@ struct pa_mover {
 	char *path;
 	char *dir;
 	char *pointer; /* a link to path in the default directory, or NULL */
-	int fd;  /* buffered: header, progress, checksums */
-	int dfd; /* O_DIRECT when the file system allows: the data ring */
+	int fd;	       /* buffered: header, progress, checksums */
+	int dfd;       /* O_DIRECT when the file system allows: the data ring */
 	struct pa_journal j;
 	struct pa_jprog prog; /* the last durable progress record */
 };
@@ -62,8 +62,9 @@ static int pio(int fd, void *buf, size_t len, uint64_t off, bool wr)
 	size_t done = 0;
 
 	while (done < len) {
-		ssize_t n = wr ? pwrite(fd, (char *)buf + done, len - done, (off_t)(off + done))
-			       : pread(fd, (char *)buf + done, len - done, (off_t)(off + done));
+		ssize_t n =
+		    wr ? pwrite(fd, (char *)buf + done, len - done, (off_t)(off + done))
+		       : pread(fd, (char *)buf + done, len - done, (off_t)(off + done));
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -132,8 +133,8 @@ static char *dir_of(const char *path)
 
 /* ---- where does the journal live ---- */
 
-static bool devno_on_disk(const struct pa_devlist *l, const struct pa_dev *whole, unsigned int ma,
-			  unsigned int mi, const struct pa_dev **hit)
+static bool devno_on_disk(const struct pa_devlist *l, const struct pa_dev *whole,
+			  unsigned int ma, unsigned int mi, const struct pa_dev **hit)
 {
 	const struct pa_dev *d = pa_devlist_find_devno(l, ma, mi);
 
@@ -171,7 +172,8 @@ static bool mount_source(dev_t dev, unsigned int *ma, unsigned int *mi)
 		char *sep, src[4096];
 		struct stat st;
 
-		if (sscanf(line, "%*u %*u %u:%u", &a, &b) != 2 || a != major(dev) || b != minor(dev))
+		if (sscanf(line, "%*u %*u %u:%u", &a, &b) != 2 || a != major(dev) ||
+		    b != minor(dev))
 			continue;
 		sep = strstr(line, " - ");
 		if (!sep || sscanf(sep, " - %*s %4095s", src) != 1)
@@ -188,8 +190,9 @@ static bool mount_source(dev_t dev, unsigned int *ma, unsigned int *mi)
 }
 
 /* Is block device ma:mi @whole, one of its partitions, or stacked on them? */
-static bool stacked_on(const struct pa_devlist *l, const struct pa_dev *whole, unsigned int ma,
-		       unsigned int mi, int depth, const struct pa_dev **hit)
+static bool stacked_on(const struct pa_devlist *l, const struct pa_dev *whole,
+		       unsigned int ma, unsigned int mi, int depth,
+		       const struct pa_dev **hit)
 {
 	char dir[128], p[PATH_MAX];
 	struct dirent *de;
@@ -223,16 +226,16 @@ static bool stacked_on(const struct pa_devlist *l, const struct pa_dev *whole, u
 		if (fgets(file, sizeof(file), f)) {
 			file[strcspn(file, "\n")] = '\0';
 			if (stat(file, &st) == 0)
-				found = stacked_on(l, whole, major(st.st_dev), minor(st.st_dev),
-						   depth + 1, hit);
+				found = stacked_on(l, whole, major(st.st_dev),
+						   minor(st.st_dev), depth + 1, hit);
 		}
 		fclose(f);
 	}
 	return found;
 }
 
-int move_journal_on_disk(const char *dir, const struct pa_devlist *l, const struct pa_dev *whole,
-			 char **where)
+int move_journal_on_disk(const char *dir, const struct pa_devlist *l,
+			 const struct pa_dev *whole, char **where)
 {
 	char *p = strdup(dir);
 	const struct pa_dev *hit = NULL;
@@ -380,9 +383,11 @@ static int load_progress(struct pa_mover *m)
 	for (i = 0; i < 2 && rc == 0; i++) {
 		uint32_t crc;
 
-		ok[i] = journal_prog_decode(buf + i * PA_JOURNAL_BLOCK, m->j.nonce, &r[i]) == 0 &&
+		ok[i] = journal_prog_decode(buf + i * PA_JOURNAL_BLOCK, m->j.nonce,
+					    &r[i]) == 0 &&
 			r[i].move <= m->j.n &&
-			(r[i].move == m->j.n || r[i].done <= journal_nchunks(&m->j, r[i].move));
+			(r[i].move == m->j.n ||
+			 r[i].done <= journal_nchunks(&m->j, r[i].move));
 		if (ok[i] && r[i].move < m->j.n) {
 			rc = table_crc(m, r[i].move, r[i].done, &crc);
 			ok[i] = rc == 0 && crc == r[i].crcs;
@@ -495,11 +500,13 @@ static int write_prog(struct pa_mover *m, const struct pa_jprog *r)
 	int rc;
 
 	journal_prog_encode(r, m->j.nonce, buf);
-	rc = pio(m->fd, buf, sizeof(buf), m->j.prog_off + (r->seq % 2) * PA_JOURNAL_BLOCK, true);
+	rc = pio(m->fd, buf, sizeof(buf), m->j.prog_off + (r->seq % 2) * PA_JOURNAL_BLOCK,
+		 true);
 	return rc < 0 ? rc : sync_fd(m->fd);
 }
 
-/* A link at @pointer to the journal, made durable; the journal goes if it cannot be made. */
+/* A link at @pointer to the journal, made durable; the journal goes if it cannot be made.
+ */
 static int make_pointer(struct pa_mover *m, const char *pointer)
 {
 	char dir[PATH_MAX], *target = NULL, *pdir = dir_of(pointer);
@@ -656,9 +663,9 @@ struct eng {
 	uint32_t crcs[CRC_CAP];
 	uint64_t written; /* chunks written, in order */
 	uint64_t durable; /* chunks recorded durably (F) */
-	bool want;        /* a thread waits for a checkpoint */
+	bool want;	  /* a thread waits for a checkpoint */
 	int err;
-	uint64_t bytes;   /* written by this run */
+	uint64_t bytes; /* written by this run */
 };
 
 static int eng_wait(struct eng *e)
@@ -692,10 +699,11 @@ static void *reader(void *arg)
 		struct cbuf *b = &e->b[i % NBUF];
 		int rc;
 
-		/* a free buffer; a ring slot whose chunk is recorded; room for its checksum */
-		while (!e->err && (b->state != B_FREE ||
-				   (e->save && i >= e->durable + e->j->ring) ||
-				   i >= e->durable + CRC_CAP)) {
+		/* a free buffer; a ring slot whose chunk is recorded; room for its
+		 * checksum */
+		while (!e->err &&
+		       (b->state != B_FREE || (e->save && i >= e->durable + e->j->ring) ||
+			i >= e->durable + CRC_CAP)) {
 			if (b->state == B_FREE)
 				e->want = true;
 			pthread_cond_broadcast(&e->cv);
@@ -731,10 +739,12 @@ static void *saver(void *arg)
 		int rc = 0;
 
 		pthread_mutex_lock(&e->mu);
-		while (!e->err && !(e->b[i % NBUF].state == B_READ && e->b[i % NBUF].idx == i))
+		while (!e->err &&
+		       !(e->b[i % NBUF].state == B_READ && e->b[i % NBUF].idx == i))
 			eng_wait(e);
 		while (i + ready < e->n && ready < NBUF &&
-		       e->b[(i + ready) % NBUF].state == B_READ && e->b[(i + ready) % NBUF].idx == i + ready)
+		       e->b[(i + ready) % NBUF].state == B_READ &&
+		       e->b[(i + ready) % NBUF].idx == i + ready)
 			ready++;
 		rc = e->err;
 		pthread_mutex_unlock(&e->mu);
@@ -742,12 +752,14 @@ static void *saver(void *arg)
 			return NULL;
 		for (k = i; k < i + ready && rc == 0; k++) {
 			struct cbuf *b = &e->b[k % NBUF];
-			struct pa_jslot s = {.move = (uint32_t)e->m, .chunk = k, .crc = b->crc};
+			struct pa_jslot s = {
+			    .move = (uint32_t)e->m, .chunk = k, .crc = b->crc};
 
 			journal_chunk(e->j, e->m, k, &src, &dst, &len);
 			s.len = len;
 			journal_slot_encode(&s, e->j->nonce, b->mem);
-			rc = pio(e->mv->dfd, b->mem, (size_t)(PA_JOURNAL_BLOCK + io_len(e, len)),
+			rc = pio(e->mv->dfd, b->mem,
+				 (size_t)(PA_JOURNAL_BLOCK + io_len(e, len)),
 				 journal_slot_pos(e->j, k), true);
 		}
 		if (rc == 0)
@@ -777,7 +789,8 @@ static void *writer(void *arg)
 		int64_t victim = e->save ? -1 : journal_clobbers(e->j, e->m, i);
 		int rc;
 
-		while (!e->err && !(b->idx == i && b->state == (e->save ? B_SAVED : B_READ)))
+		while (!e->err &&
+		       !(b->idx == i && b->state == (e->save ? B_SAVED : B_READ)))
 			eng_wait(e);
 		/* never overwrite the source of a chunk whose copy is not recorded */
 		while (!e->err && victim >= 0 && e->durable <= (uint64_t)victim) {
@@ -833,7 +846,8 @@ static int checkpoint(struct eng *e, uint64_t upto, struct pa_move_stats *st)
 		le[(i - from) * 4 + 2] = (unsigned char)(c >> 16);
 		le[(i - from) * 4 + 3] = (unsigned char)(c >> 24);
 	}
-	rc = pio(mv->fd, le, (size_t)(upto - from) * 4, journal_crc_pos(e->j, e->m, from), true);
+	rc = pio(mv->fd, le, (size_t)(upto - from) * 4, journal_crc_pos(e->j, e->m, from),
+		 true);
 	if (rc == 0) {
 		r.crcs = journal_crc32(r.crcs, le, (size_t)(upto - from) * 4);
 		r.seq++;
@@ -867,7 +881,8 @@ static int redo_ring(struct eng *e, struct pa_move_stats *st)
 		if (journal_slot_decode(b->mem, e->j->nonce, &s) < 0 || s.move != e->m ||
 		    s.chunk != i || s.len != len ||
 		    journal_crc32(0, b->mem + PA_JOURNAL_BLOCK, (size_t)len) != s.crc)
-			break; /* never saved completely, so never written: the source is intact */
+			break; /* never saved completely, so never written: the source is
+				  intact */
 		rc = pio(e->dfd, b->mem + PA_JOURNAL_BLOCK, (size_t)len, dst, true);
 		if (rc < 0)
 			return rc;
@@ -893,7 +908,8 @@ static uint64_t min_window(const struct pa_journal *j, size_t m, uint64_t n)
 }
 
 static int run_one(struct pa_mover *mv, int dfd, pa_move_cb cb, void *ctx,
-		   struct pa_move_stats *st, double t0, uint64_t *done_before, uint64_t total)
+		   struct pa_move_stats *st, double t0, uint64_t *done_before,
+		   uint64_t total)
 {
 	struct eng e = {.mv = mv, .j = &mv->j, .m = mv->prog.move, .dfd = dfd};
 	pthread_t tr, ts, tw;
@@ -958,9 +974,12 @@ static int run_one(struct pa_mover *mv, int dfd, pa_move_cb cb, void *ctx,
 			continue;
 		}
 		if (cb && t - last_cb >= 0.2) {
-			struct pa_move_progress p = {
-				.index = e.m, .count = e.j->n, .num = e.j->v[e.m].num,
-				.done = *done_before + e.bytes, .total = total, .seconds = t - t0};
+			struct pa_move_progress p = {.index = e.m,
+						     .count = e.j->n,
+						     .num = e.j->v[e.m].num,
+						     .done = *done_before + e.bytes,
+						     .total = total,
+						     .seconds = t - t0};
 
 			last_cb = t;
 			pthread_mutex_unlock(&e.mu);
@@ -1043,8 +1062,8 @@ int move_verify(struct pa_mover *m, struct pa_writer *w, uint64_t *bad)
 				rc = pio(dfd, buf, (size_t)len, dst, false);
 			if (rc < 0)
 				break;
-			want = (uint32_t)le[0] | (uint32_t)le[1] << 8 | (uint32_t)le[2] << 16 |
-			       (uint32_t)le[3] << 24;
+			want = (uint32_t)le[0] | (uint32_t)le[1] << 8 |
+			       (uint32_t)le[2] << 16 | (uint32_t)le[3] << 24;
 			if (journal_crc32(0, buf, (size_t)len) != want) {
 				*bad = dst;
 				rc = -EILSEQ;

@@ -19,7 +19,8 @@
 
 struct pa_mover; /* one disk's open journal (opaque) */
 
-/* The journal directory used when none is given: $PARTALIGN_JOURNAL or PA_STATEDIR/journal. */
+/* The journal directory used when none is given: $PARTALIGN_JOURNAL or
+ * PA_STATEDIR/journal. */
 const char *move_journal_dir_default(void);
 
 /* "<dir>/<disk id>.journal" for @whole (malloc'd); NULL on ENOMEM. */
@@ -40,8 +41,8 @@ int move_journal_find(const char *dir, const struct pa_dev *whole, char **path);
  * device stacked on them?  1 with the device's name in *where (malloc'd),
  * 0 when not, -errno when it cannot be told.
  */
-int move_journal_on_disk(const char *dir, const struct pa_devlist *l, const struct pa_dev *whole,
-			 char **where);
+int move_journal_on_disk(const char *dir, const struct pa_devlist *l,
+			 const struct pa_dev *whole, char **where);
 
 /*
  * Open the journal at @path (a pointer is followed): -ENOENT when there is
@@ -69,11 +70,11 @@ struct pa_move_progress {
 	size_t index, count;  /* the move being carried out, of how many */
 	unsigned int num;     /* its partition */
 	uint64_t done, total; /* bytes of this run: moved, to move */
-	double seconds;       /* since the run started */
+	double seconds;	      /* since the run started */
 };
 
 struct pa_move_stats {
-	uint64_t bytes;       /* moved by this run (redone chunks included) */
+	uint64_t bytes;	      /* moved by this run (redone chunks included) */
 	uint64_t redone;      /* of which rewritten from the journal's ring */
 	uint64_t checkpoints; /* durable progress records */
 	double seconds;
@@ -97,10 +98,12 @@ int move_run(struct pa_mover *m, struct pa_writer *w, pa_move_cb cb, void *ctx,
  */
 int move_verify(struct pa_mover *m, struct pa_writer *w, uint64_t *bad);
 
-/* The moves are done and the new table is written: remove the journal (and pointer) durably. */
+/* The moves are done and the new table is written: remove the journal (and pointer)
+ * durably. */
 int move_finish(struct pa_mover *m);
 
 /* Stage @p's MOVE steps in the shadow: the entries are kept, only their starts change. */
-int move_table_stage(struct pa_shadow *sh, const struct pa_plan *p, struct pa_diags *msgs);
+int move_table_stage(struct pa_shadow *sh, const struct pa_plan *p,
+		     struct pa_diags *msgs);
 
 #endif

@@ -29,15 +29,17 @@ int cli_move_prepare(const struct cli_move_opts *mo, const struct pa_plan_opts *
 
 /* After the in-use checks: refuse a journal directory on the disk being moved. */
 int cli_move_check_location(const struct cli_move_opts *mo, const struct pa_plan_opts *po,
-			    const struct pa_devlist *l, const struct pa_dev *dev, struct pa_plan *p);
+			    const struct pa_devlist *l, const struct pa_dev *dev,
+			    struct pa_plan *p);
 
 /*
  * Past the gate, before the table write: create the journal (unless
  * resuming), move the data, verify when asked.  Returns exit bits (0 when
  * the table may be written now).
  */
-int cli_move_run(const struct cli_move_opts *mo, const struct pa_dev *dev, struct pa_disk *d,
-		 const struct pa_plan *p, struct pa_mover **mv, struct pa_writer *w, bool report);
+int cli_move_run(const struct cli_move_opts *mo, const struct pa_dev *dev,
+		 struct pa_disk *d, const struct pa_plan *p, struct pa_mover **mv,
+		 struct pa_writer *w, bool report);
 
 /* The new table is written: remove the journal. */
 void cli_move_done(const struct pa_dev *dev, struct pa_mover *mv);

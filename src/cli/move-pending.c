@@ -33,12 +33,14 @@ int cli_move_warn_pending(const struct pa_devlist *l, char **names, int nnames)
 		for (a = 0; a < nnames && !named; a++) {
 			struct pa_dev *d = NULL;
 
-			named = scan_lookup(l, names[a], &d) == 0 && (d == w || d->disk == w);
+			named =
+			    scan_lookup(l, names[a], &d) == 0 && (d == w || d->disk == w);
 		}
 		if (!named || move_journal_find(dir, w, &path) <= 0)
 			continue;
-		msg_warn(w->path, "unfinished data move, journal %s: finish it with "
-				  "'partalign resume %s'",
+		msg_warn(w->path,
+			 "unfinished data move, journal %s: finish it with "
+			 "'partalign resume %s'",
 			 path, w->path);
 		status |= PA_EXIT_MISALIGNED;
 		free(path);

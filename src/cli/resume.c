@@ -27,7 +27,7 @@ static const char *jdir(const struct cli_move_opts *mo)
 	return mo && mo->journal_dir ? mo->journal_dir : move_journal_dir_default();
 }
 
-/* Replace any refusal by @why: an unfinished move or a bad journal place outranks the rest. */
+/* Replace any refusal by @why: an unfinished move or a misplaced journal outranks all. */
 static int refuse_over(struct pa_plan *p, char *why)
 {
 	int rc;
@@ -65,9 +65,10 @@ int cli_move_prepare(const struct cli_move_opts *mo, const struct pa_plan_opts *
 	rc = 0;
 	msg_warn(dev->path, "unfinished data move, journal %s", path);
 	if (!po->move_data) {
-		rc = refuse_over(p, fmt("an unfinished data move (journal %s): finish it with "
-					"'partalign resume %s'",
-					path, dev->path));
+		rc = refuse_over(
+		    p, fmt("an unfinished data move (journal %s): finish it with "
+			   "'partalign resume %s'",
+			   path, dev->path));
 		goto out;
 	}
 	pointer = move_journal_path(move_journal_dir_default(), dev);
@@ -75,8 +76,8 @@ int cli_move_prepare(const struct cli_move_opts *mo, const struct pa_plan_opts *
 	free(pointer);
 	if (rc < 0) {
 		msg_err(dev->path, -rc, "cannot read the journal %s", path);
-		rc = refuse_over(p, fmt("the journal %s of an unfinished move cannot be read",
-					path));
+		rc = refuse_over(
+		    p, fmt("the journal %s of an unfinished move cannot be read", path));
 		goto out;
 	}
 	rc = journal_plan(move_journal(*mv), &dev->topo, po, p);
@@ -86,7 +87,8 @@ out:
 }
 
 int cli_move_check_location(const struct cli_move_opts *mo, const struct pa_plan_opts *po,
-			    const struct pa_devlist *l, const struct pa_dev *dev, struct pa_plan *p)
+			    const struct pa_devlist *l, const struct pa_dev *dev,
+			    struct pa_plan *p)
 {
 	char *where = NULL, *msg;
 	int rc;
@@ -96,9 +98,10 @@ int cli_move_check_location(const struct cli_move_opts *mo, const struct pa_plan
 	rc = move_journal_on_disk(jdir(mo), l, dev, &where);
 	if (rc <= 0)
 		return 0; /* cannot tell: the journal's own open fails later if it must */
-	msg = fmt("the journal directory %s is on %s, on the disk being moved: give --journal "
-		  "on another disk",
-		  jdir(mo), where);
+	msg = fmt(
+	    "the journal directory %s is on %s, on the disk being moved: give --journal "
+	    "on another disk",
+	    jdir(mo), where);
 	free(where);
 	return refuse_over(p, msg);
 }
@@ -148,10 +151,12 @@ static bool on_progress(void *arg, const struct pa_move_progress *p)
 	long eta = rate > 0 ? (long)((double)(p->total - p->done) / rate) : 0;
 
 	if (c->show) {
-		fprintf(stderr, "\r%s: moving partition %u (%zu/%zu): %s of %s, %.0f MB/s, "
-				"ETA %ld:%02ld\033[K",
-			c->dev, p->num, p->index + 1, p->count, human(p->done, a, sizeof(a)),
-			human(p->total, b, sizeof(b)), rate / 1e6, eta / 60, eta % 60);
+		fprintf(stderr,
+			"\r%s: moving partition %u (%zu/%zu): %s of %s, %.0f MB/s, "
+			"ETA %ld:%02ld\033[K",
+			c->dev, p->num, p->index + 1, p->count,
+			human(p->done, a, sizeof(a)), human(p->total, b, sizeof(b)),
+			rate / 1e6, eta / 60, eta % 60);
 		fflush(stderr);
 		c->shown = true;
 	}
@@ -185,8 +190,9 @@ static uint64_t chunk_from_env(void)
 	return *end || v % PA_JOURNAL_BLOCK ? 0 : v;
 }
 
-int cli_move_run(const struct cli_move_opts *mo, const struct pa_dev *dev, struct pa_disk *d,
-		 const struct pa_plan *p, struct pa_mover **mv, struct pa_writer *w, bool report)
+int cli_move_run(const struct cli_move_opts *mo, const struct pa_dev *dev,
+		 struct pa_disk *d, const struct pa_plan *p, struct pa_mover **mv,
+		 struct pa_writer *w, bool report)
 {
 	struct prog_ctx pc = {.dev = dev->path};
 	struct sigaction old[3];
@@ -201,14 +207,16 @@ int cli_move_run(const struct cli_move_opts *mo, const struct pa_dev *dev, struc
 		path = move_journal_path(jdir(mo), dev);
 		id = apply_disk_id(dev);
 		pointer = same_dir(jdir(mo), move_journal_dir_default())
-				  ? NULL
-				  : move_journal_path(move_journal_dir_default(), dev);
-		rc = path && id ? move_create(path, pointer, p, dev->path, id, chunk_from_env(), mv)
+			      ? NULL
+			      : move_journal_path(move_journal_dir_default(), dev);
+		rc = path && id ? move_create(path, pointer, p, dev->path, id,
+					      chunk_from_env(), mv)
 				: -ENOMEM;
 		free(id);
 		free(pointer);
 		if (rc < 0) {
-			msg_err(dev->path, -rc, "cannot create the move journal %s; nothing moved",
+			msg_err(dev->path, -rc,
+				"cannot create the move journal %s; nothing moved",
 				path ? path : jdir(mo));
 			free(path);
 			return PA_EXIT_ERROR | PA_EXIT_MISALIGNED;
@@ -217,7 +225,8 @@ int cli_move_run(const struct cli_move_opts *mo, const struct pa_dev *dev, struc
 		if (report)
 			printf("%s: move journal %s\n", dev->path, move_path(*mv));
 	}
-	if (move_journal(*mv)->disk_size != d->size || move_journal(*mv)->logical != d->logical) {
+	if (move_journal(*mv)->disk_size != d->size ||
+	    move_journal(*mv)->logical != d->logical) {
 		msg_err(dev->path, 0, "the journal %s belongs to a disk of another size",
 			move_path(*mv));
 		return PA_EXIT_ERROR | PA_EXIT_MISALIGNED;
@@ -230,14 +239,16 @@ int cli_move_run(const struct cli_move_opts *mo, const struct pa_dev *dev, struc
 	if (pc.shown)
 		fputc('\n', stderr);
 	if (rc == -EINTR) {
-		msg_err(dev->path, 0, "interrupted by signal %d; the journal %s holds all it needs: "
-				      "finish with 'partalign resume %s'",
+		msg_err(dev->path, 0,
+			"interrupted by signal %d; the journal %s holds all it needs: "
+			"finish with 'partalign resume %s'",
 			(int)stop_signal, move_path(*mv), dev->path);
 		return PA_EXIT_ERROR | PA_EXIT_MISALIGNED;
 	}
 	if (rc < 0) {
-		msg_err(dev->path, -rc, "moving the data stopped; the journal %s holds all it needs: "
-					"finish with 'partalign resume %s'",
+		msg_err(dev->path, -rc,
+			"moving the data stopped; the journal %s holds all it needs: "
+			"finish with 'partalign resume %s'",
 			move_path(*mv), dev->path);
 		return PA_EXIT_ERROR | PA_EXIT_MISALIGNED;
 	}
@@ -245,13 +256,15 @@ int cli_move_run(const struct cli_move_opts *mo, const struct pa_dev *dev, struc
 		printf("%s: moved %s in %.2f s, %.0f MB/s%s%s%s\n", dev->path,
 		       human(st.bytes, a, sizeof(a)), st.seconds,
 		       st.seconds > 0 ? (double)st.bytes / st.seconds / 1e6 : 0.0,
-		       st.redone ? " (" : "", st.redone ? human(st.redone, b, sizeof(b)) : "",
+		       st.redone ? " (" : "",
+		       st.redone ? human(st.redone, b, sizeof(b)) : "",
 		       st.redone ? " redone from the journal)" : "");
 	if (mo->verify) {
 		rc = move_verify(*mv, w, &bad);
 		if (rc == -EILSEQ) {
-			msg_err(dev->path, 0, "verify: the data at byte %" PRIu64 " does not match "
-					      "its checksum; table not written, journal %s kept",
+			msg_err(dev->path, 0,
+				"verify: the data at byte %" PRIu64 " does not match "
+				"its checksum; table not written, journal %s kept",
 				bad, move_path(*mv));
 			return PA_EXIT_ERROR | PA_EXIT_MISALIGNED;
 		}
@@ -260,7 +273,8 @@ int cli_move_run(const struct cli_move_opts *mo, const struct pa_dev *dev, struc
 			return PA_EXIT_ERROR | PA_EXIT_MISALIGNED;
 		}
 		if (report)
-			printf("%s: verified: the moved data matches its checksums\n", dev->path);
+			printf("%s: verified: the moved data matches its checksums\n",
+			       dev->path);
 	}
 	return PA_EXIT_OK;
 }
@@ -273,41 +287,44 @@ void cli_move_done(const struct pa_dev *dev, struct pa_mover *mv)
 		return;
 	rc = move_finish(mv);
 	if (rc < 0)
-		msg_warn(dev->path, "cannot remove the finished journal %s: %s", move_path(mv),
-			 strerror(-rc));
+		msg_warn(dev->path, "cannot remove the finished journal %s: %s",
+			 move_path(mv), strerror(-rc));
 }
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"Usage: partalign resume [options] DEVICE...\n"
-		"\n"
-		"Finish an interrupted 'partalign fix --move-data' on each DEVICE: move the rest\n"
-		"of the data from the journal's last record, then write the new table.\n"
-		"\n"
-		"Options:\n"
-		"      --journal DIR     where the journals are (default %s)\n"
-		"      --backup-dir DIR  where table backups go (default %s/backup)\n"
-		"      --verify          re-read the moved data and compare the checksums\n"
-		"  -q, --quiet           no progress on the terminal\n"
-		"      --wait SECONDS    wait this long for the disk lock (default 10)\n"
-		"  -h, --help            this text\n"
-		"\n"
-		"Exit status as for fix; 0 when there is nothing to resume.  See partalign(8).\n",
-		move_journal_dir_default(), PA_STATEDIR);
+	fprintf(
+	    f,
+	    "Usage: partalign resume [options] DEVICE...\n"
+	    "\n"
+	    "Finish an interrupted 'partalign fix --move-data' on each DEVICE: move the "
+	    "rest\n"
+	    "of the data from the journal's last record, then write the new table.\n"
+	    "\n"
+	    "Options:\n"
+	    "      --journal DIR     where the journals are (default %s)\n"
+	    "      --backup-dir DIR  where table backups go (default %s/backup)\n"
+	    "      --verify          re-read the moved data and compare the checksums\n"
+	    "  -q, --quiet           no progress on the terminal\n"
+	    "      --wait SECONDS    wait this long for the disk lock (default 10)\n"
+	    "  -h, --help            this text\n"
+	    "\n"
+	    "Exit status as for fix; 0 when there is nothing to resume.  See "
+	    "partalign(8).\n",
+	    move_journal_dir_default(), PA_STATEDIR);
 }
 
 int cmd_resume(int argc, char **argv)
 {
 	enum { OPT_JOURNAL = 256, OPT_BACKUP, OPT_VERIFY, OPT_WAIT };
 	static const struct option longopts[] = {
-		{"journal", required_argument, NULL, OPT_JOURNAL},
-		{"backup-dir", required_argument, NULL, OPT_BACKUP},
-		{"verify", no_argument, NULL, OPT_VERIFY},
-		{"quiet", no_argument, NULL, 'q'},
-		{"wait", required_argument, NULL, OPT_WAIT},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"journal", required_argument, NULL, OPT_JOURNAL},
+	    {"backup-dir", required_argument, NULL, OPT_BACKUP},
+	    {"verify", no_argument, NULL, OPT_VERIFY},
+	    {"quiet", no_argument, NULL, 'q'},
+	    {"wait", required_argument, NULL, OPT_WAIT},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	const char *journal = NULL, *backup = NULL, *wait = NULL;
 	bool verify = false, quiet = false;
@@ -384,7 +401,8 @@ int cmd_resume(int argc, char **argv)
 			continue;
 		}
 		path = NULL;
-		if (move_journal_find(journal ? journal : move_journal_dir_default(), d, &path) > 0) {
+		if (move_journal_find(journal ? journal : move_journal_dir_default(), d,
+				      &path) > 0) {
 			fargv[fargc++] = argv[i];
 			pending++;
 		} else {

@@ -35,7 +35,8 @@ __attribute__((constructor)) static void crc_tables(void)
 	}
 	for (i = 0; i < 256; i++)
 		for (k = 1; k < 8; k++)
-			crc_tab[k][i] = (crc_tab[k - 1][i] >> 8) ^ crc_tab[0][crc_tab[k - 1][i] & 0xff];
+			crc_tab[k][i] = (crc_tab[k - 1][i] >> 8) ^
+					crc_tab[0][crc_tab[k - 1][i] & 0xff];
 #if defined(__x86_64__)
 	__builtin_cpu_init();
 	have_clmul = __builtin_cpu_supports("pclmul");
@@ -54,9 +55,8 @@ __attribute__((constructor)) static void crc_tables(void)
  * P' / mu for the reduction.  @crc is the raw register (not inverted);
  * @len is a multiple of 16, at least 64.
  */
-__attribute__((target("pclmul,sse2"))) static uint32_t crc_fold(uint32_t crc,
-								 const unsigned char *p,
-								 size_t len)
+__attribute__((target("pclmul,sse2"))) static uint32_t
+crc_fold(uint32_t crc, const unsigned char *p, size_t len)
 {
 	const __m128i k12 = _mm_set_epi64x(0x1c6e41596ll, 0x154442bd4ll);
 	const __m128i k34 = _mm_set_epi64x(0x0ccaa009ell, 0x1751997d0ll);
@@ -65,7 +65,8 @@ __attribute__((target("pclmul,sse2"))) static uint32_t crc_fold(uint32_t crc,
 	const __m128i mask = _mm_set_epi32(0, 0, 0, -1);
 	__m128i x0, x1, x2, x3, t;
 
-	x0 = _mm_xor_si128(_mm_loadu_si128((const __m128i *)p), _mm_cvtsi32_si128((int)crc));
+	x0 = _mm_xor_si128(_mm_loadu_si128((const __m128i *)p),
+			   _mm_cvtsi32_si128((int)crc));
 	x1 = _mm_loadu_si128((const __m128i *)(p + 16));
 	x2 = _mm_loadu_si128((const __m128i *)(p + 32));
 	x3 = _mm_loadu_si128((const __m128i *)(p + 48));
@@ -74,7 +75,8 @@ __attribute__((target("pclmul,sse2"))) static uint32_t crc_fold(uint32_t crc,
 #define FOLD(x, k, next)                                                                 \
 	do {                                                                             \
 		t = _mm_clmulepi64_si128(x, k, 0x11);                                    \
-		x = _mm_xor_si128(_mm_xor_si128(_mm_clmulepi64_si128(x, k, 0x00), t), next); \
+		x = _mm_xor_si128(_mm_xor_si128(_mm_clmulepi64_si128(x, k, 0x00), t),    \
+				  next);                                                 \
 	} while (0)
 	while (len >= 64) {
 		FOLD(x0, k12, _mm_loadu_si128((const __m128i *)p));
@@ -126,12 +128,13 @@ uint32_t journal_crc32(uint32_t crc, const void *buf, size_t len)
 		len--;
 	}
 	while (len >= 8) {
-		uint32_t lo = crc ^ ((uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-				     (uint32_t)p[3] << 24);
+		uint32_t lo = crc ^ ((uint32_t)p[0] | (uint32_t)p[1] << 8 |
+				     (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24);
 
 		crc = crc_tab[7][lo & 0xff] ^ crc_tab[6][(lo >> 8) & 0xff] ^
-		      crc_tab[5][(lo >> 16) & 0xff] ^ crc_tab[4][lo >> 24] ^ crc_tab[3][p[4]] ^
-		      crc_tab[2][p[5]] ^ crc_tab[1][p[6]] ^ crc_tab[0][p[7]];
+		      crc_tab[5][(lo >> 16) & 0xff] ^ crc_tab[4][lo >> 24] ^
+		      crc_tab[3][p[4]] ^ crc_tab[2][p[5]] ^ crc_tab[1][p[6]] ^
+		      crc_tab[0][p[7]];
 		p += 8;
 		len -= 8;
 	}
@@ -190,14 +193,14 @@ int64_t journal_clobbers(const struct pa_journal *j, size_t m, uint64_t i)
 			return -1;
 		return (int64_t)((lo + len - d - 1) / j->chunk);
 	}
-	/* forward: source offsets [lo + d, lo + len + d); the lowest is the latest chunk */
+	/* forward: source offsets [lo + d, lo + len + d); the lowest is the latest */
 	d = v->to - v->from;
 	if (lo + d >= v->len)
 		return -1;
 	return (int64_t)((v->len - 1 - (lo + d)) / j->chunk);
 }
 
-/* Does some write of move @m land fewer than PA_JOURNAL_MIN_WINDOW chunks ahead of its victim? */
+/* Does a write of move @m land less than PA_JOURNAL_MIN_WINDOW chunks past its victim? */
 static bool needs_saving(const struct pa_journal *j, size_t m)
 {
 	uint64_t i, n = journal_nchunks(j, m);
@@ -234,7 +237,8 @@ static int cmp_move(const void *a, const void *b)
 	if (fx != fy)
 		return fx ? -1 : 1; /* forward moves first */
 	if (fx)
-		return x->from > y->from ? -1 : x->from < y->from; /* last partition first */
+		return x->from > y->from ? -1
+					 : x->from < y->from; /* last partition first */
 	return x->from < y->from ? -1 : x->from > y->from;
 }
 
@@ -248,17 +252,20 @@ static int header_text(const struct pa_journal *j, char **out, size_t *len)
 
 	if (!f)
 		return -ENOMEM;
-	fprintf(f, MAGIC "device %s\nid %s\nsize %" PRIu64 "\nlogical %" PRIu32
+	fprintf(f,
+		MAGIC "device %s\nid %s\nsize %" PRIu64 "\nlogical %" PRIu32
 		      "\nchunk %" PRIu64 "\nnonce %016" PRIx64 "\nring %" PRIu32 "\n",
 		j->device, j->id, j->disk_size, j->logical, j->chunk, j->nonce, j->ring);
 	for (m = 0; m < j->n; m++)
-		fprintf(f, "move %u %" PRIu64 " %" PRIu64 " %" PRIu64 " %s\n", j->v[m].num,
-			j->v[m].from, j->v[m].to, j->v[m].len, j->v[m].save ? "save" : "record");
+		fprintf(f, "move %u %" PRIu64 " %" PRIu64 " %" PRIu64 " %s\n",
+			j->v[m].num, j->v[m].from, j->v[m].to, j->v[m].len,
+			j->v[m].save ? "save" : "record");
 	if (fclose(f) != 0) {
 		free(body);
 		return -ENOMEM;
 	}
-	rc = asprintf(&all, "%scrc32 %08" PRIx32 "\nend\n", body, journal_crc32(0, body, blen));
+	rc = asprintf(&all, "%scrc32 %08" PRIx32 "\nend\n", body,
+		      journal_crc32(0, body, blen));
 	free(body);
 	if (rc < 0)
 		return -ENOMEM;
@@ -304,8 +311,8 @@ int journal_init(struct pa_journal *j, const struct pa_plan *p, const char *devi
 			journal_free(j);
 			return -EINVAL;
 		}
-		j->v[j->n++] = (struct pa_jmove){s->num, s->old->start, s->new_start, s->new_size,
-						 false};
+		j->v[j->n++] = (struct pa_jmove){s->num, s->old->start, s->new_start,
+						 s->new_size, false};
 	}
 	qsort(j->v, j->n, sizeof(*j->v), cmp_move);
 	for (i = 0; i < j->n; i++) {
@@ -356,7 +363,8 @@ int journal_parse(const char *buf, size_t len, struct pa_journal *j)
 	memset(j, 0, sizeof(*j));
 	if (!end)
 		end = buf + len;
-	if ((size_t)(end - buf) < sizeof(MAGIC) - 1 || memcmp(buf, MAGIC, sizeof(MAGIC) - 1))
+	if ((size_t)(end - buf) < sizeof(MAGIC) - 1 ||
+	    memcmp(buf, MAGIC, sizeof(MAGIC) - 1))
 		return -EBADMSG;
 	j->v = calloc(MAX_MOVES, sizeof(*j->v));
 	if (!j->v)
@@ -395,11 +403,14 @@ int journal_parse(const char *buf, size_t len, struct pa_journal *j)
 			j->nonce = a;
 		} else if (sscanf(line, "ring %llu", &a) == 1) {
 			j->ring = (uint32_t)a;
-		} else if (sscanf(line, "move %u %llu %llu %llu %15s", &num, &a, &b, &c, save) == 5) {
+		} else if (sscanf(line, "move %u %llu %llu %llu %15s", &num, &a, &b, &c,
+				  save) == 5) {
 			if (j->n >= MAX_MOVES)
 				goto out;
-			j->v[j->n++] = (struct pa_jmove){num, a, b, c, strcmp(save, "save") == 0};
-		} else if (crc_line == p && sscanf(line + 6, "%8x", &crc) == 1 && !line[14]) {
+			j->v[j->n++] =
+			    (struct pa_jmove){num, a, b, c, strcmp(save, "save") == 0};
+		} else if (crc_line == p && sscanf(line + 6, "%8x", &crc) == 1 &&
+			   !line[14]) {
 			if (journal_crc32(0, buf, (size_t)(crc_line - buf)) != crc)
 				goto out;
 		} else {
@@ -413,9 +424,10 @@ int journal_parse(const char *buf, size_t len, struct pa_journal *j)
 	for (num = 0; num < j->n; num++) {
 		const struct pa_jmove *v = &j->v[num];
 
-		if (!v->len || v->from == v->to || v->len % j->logical || v->from % j->logical ||
-		    v->to % j->logical || v->from + v->len > j->disk_size ||
-		    v->to + v->len > j->disk_size || (v->save && !j->ring))
+		if (!v->len || v->from == v->to || v->len % j->logical ||
+		    v->from % j->logical || v->to % j->logical ||
+		    v->from + v->len > j->disk_size || v->to + v->len > j->disk_size ||
+		    (v->save && !j->ring))
 			goto out;
 	}
 	layout(j, (size_t)(p - buf));
@@ -458,7 +470,8 @@ static void put64(unsigned char *p, uint64_t v)
 
 static uint32_t get32(const unsigned char *p)
 {
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
 }
 
 static uint64_t get64(const unsigned char *p)
@@ -546,13 +559,17 @@ int journal_plan(const struct pa_journal *j, const struct pa_topology *topo,
 	p->destroys = false;
 	p->new_label = t->label;
 	if (t->disk_size != j->disk_size || t->logical != j->logical)
-		return plan_refuse(p, "the disk is not the one of the journal (%" PRIu64
-				      " bytes, %" PRIu32 "-byte sectors expected)",
+		return plan_refuse(p,
+				   "the disk is not the one of the journal (%" PRIu64
+				   " bytes, %" PRIu32 "-byte sectors expected)",
 				   j->disk_size, j->logical);
 	for (i = 0; i < t->n; i++) {
 		const struct pa_entry *e = &t->v[i];
-		struct pa_step s = {.kind = PA_STEP_KEEP, .old = e, .num = e->num,
-				    .new_start = e->start, .new_size = e->size};
+		struct pa_step s = {.kind = PA_STEP_KEEP,
+				    .old = e,
+				    .num = e->num,
+				    .new_start = e->start,
+				    .new_size = e->size};
 
 		for (m = 0; m < j->n && j->v[m].num != e->num; m++)
 			;
@@ -562,10 +579,12 @@ int journal_plan(const struct pa_journal *j, const struct pa_topology *topo,
 			found++;
 			if (e->size != mv->len || e->extended || e->logical ||
 			    (e->start != mv->from && e->start != mv->to))
-				return plan_refuse(p, "partition %u is not where the journal left it "
-						      "(start %" PRIu64 " or %" PRIu64 ", %" PRIu64
-						      " bytes expected)",
-						   e->num, mv->from, mv->to, mv->len);
+				return plan_refuse(
+				    p,
+				    "partition %u is not where the journal left it "
+				    "(start %" PRIu64 " or %" PRIu64 ", %" PRIu64
+				    " bytes expected)",
+				    e->num, mv->from, mv->to, mv->len);
 			if (e->start == mv->from) {
 				s.kind = PA_STEP_MOVE;
 				s.new_start = mv->to;
@@ -574,10 +593,10 @@ int journal_plan(const struct pa_journal *j, const struct pa_topology *topo,
 				moved++;
 			}
 		}
-		align_check(topo, t->disk_size, PA_REGION_PART, e->start, &o->grain, false, 0,
-			    &s.before);
-		align_check(topo, t->disk_size, PA_REGION_PART, s.new_start, &o->grain, false, 0,
-			    &s.after);
+		align_check(topo, t->disk_size, PA_REGION_PART, e->start, &o->grain,
+			    false, 0, &s.before);
+		align_check(topo, t->disk_size, PA_REGION_PART, s.new_start, &o->grain,
+			    false, 0, &s.after);
 		p->v[p->n++] = s;
 	}
 	qsort(p->v, p->n, sizeof(*p->v), cmp_step);
@@ -585,7 +604,10 @@ int journal_plan(const struct pa_journal *j, const struct pa_topology *topo,
 		return plan_refuse(p, "the table lacks %zu of the journal's partitions",
 				   j->n - found);
 	if (moved && p->changes)
-		return plan_refuse(p, "the table has %zu of the journal's partitions at their new "
-				      "start and %u at their old one", moved, p->changes);
+		return plan_refuse(
+		    p,
+		    "the table has %zu of the journal's partitions at their new "
+		    "start and %u at their old one",
+		    moved, p->changes);
 	return 0;
 }

@@ -46,14 +46,14 @@
 
 #define PA_JOURNAL_BLOCK 4096u
 #define PA_JOURNAL_CHUNK (8u << 20) /* default chunk: large sequential I/O */
-#define PA_JOURNAL_RING 8u          /* data ring slots of a save move */
+#define PA_JOURNAL_RING 8u	    /* data ring slots of a save move */
 /* a move saves its chunks when a write can be fewer chunks ahead of its victim */
 #define PA_JOURNAL_MIN_WINDOW 4u
 
 struct pa_jmove {
-	unsigned int num;           /* partition number */
-	uint64_t from, to, len;     /* bytes */
-	bool save;                  /* chunks go through the data ring */
+	unsigned int num;	/* partition number */
+	uint64_t from, to, len; /* bytes */
+	bool save;		/* chunks go through the data ring */
 };
 
 struct pa_journal {
@@ -62,10 +62,10 @@ struct pa_journal {
 	uint64_t disk_size;
 	uint32_t logical;
 	uint64_t chunk;
-	uint64_t nonce;             /* ties progress records and slots to this journal */
-	uint32_t ring;              /* 0 when no move saves chunks */
+	uint64_t nonce; /* ties progress records and slots to this journal */
+	uint32_t ring;	/* 0 when no move saves chunks */
 	size_t n;
-	struct pa_jmove *v;         /* in the order they are carried out */
+	struct pa_jmove *v; /* in the order they are carried out */
 	/* layout, derived from the above by journal_layout() */
 	uint64_t hdr_len, prog_off, crc_off, crc_len, ring_off, file_len;
 };
@@ -73,9 +73,9 @@ struct pa_journal {
 /* One progress record: moves before `move` are complete, `done` chunks of it. */
 struct pa_jprog {
 	uint64_t seq;
-	uint32_t move;  /* == n once every move is complete */
-	uint64_t done;  /* chunks copied durably, in processing order */
-	uint32_t crcs;  /* CRC-32 over the CRC table entries [0, done) of that move */
+	uint32_t move; /* == n once every move is complete */
+	uint64_t done; /* chunks copied durably, in processing order */
+	uint32_t crcs; /* CRC-32 over the CRC table entries [0, done) of that move */
 };
 
 /* Header of a data ring slot; the chunk's bytes follow it. */
@@ -83,7 +83,7 @@ struct pa_jslot {
 	uint32_t move;
 	uint64_t chunk;
 	uint64_t len;
-	uint32_t crc;   /* of the chunk's bytes */
+	uint32_t crc; /* of the chunk's bytes */
 };
 
 /*

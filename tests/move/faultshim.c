@@ -42,9 +42,9 @@ enum kind { OTHER, DISK, JOURNAL };
 struct held {
 	dev_t dev;
 	ino_t ino;
-	int fd;         /* the fd it came through... */
+	int fd;		/* the fd it came through... */
 	char path[256]; /* ...or, once that is closed, the file's name */
-	size_t grain;   /* what a torn write keeps or loses at once */
+	size_t grain;	/* what a torn write keeps or loses at once */
 	off_t off;
 	size_t len;
 	unsigned char *data;
@@ -66,13 +66,13 @@ static void *real(const char *name)
 	return f;
 }
 
-#define REAL(ret, name, ...)                                                       \
-	static ret (*real_##name)(__VA_ARGS__);                                    \
-	static ret (*get_##name(void))(__VA_ARGS__)                                \
-	{                                                                          \
-		if (!real_##name)                                                  \
-			real_##name = (ret (*)(__VA_ARGS__))real(#name);           \
-		return real_##name;                                                \
+#define REAL(ret, name, ...)                                                             \
+	static ret (*real_##name)(__VA_ARGS__);                                          \
+	static ret (*get_##name(void))(__VA_ARGS__)                                      \
+	{                                                                                \
+		if (!real_##name)                                                        \
+			real_##name = (ret(*)(__VA_ARGS__))real(#name);                  \
+		return real_##name;                                                      \
 	}
 
 REAL(ssize_t, pwrite, int, const void *, size_t, off_t)
@@ -139,8 +139,8 @@ static void log_call(unsigned long n, enum kind k, const char *name, long long o
 	fd = open(log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return;
-	l = snprintf(line, sizeof(line), "%lu %s %s %lld %lld\n", n, k == DISK ? "disk" : "journal",
-		     name, off, len);
+	l = snprintf(line, sizeof(line), "%lu %s %s %lld %lld\n", n,
+		     k == DISK ? "disk" : "journal", name, off, len);
 	get_write()(fd, line, (size_t)l);
 	close(fd);
 }
@@ -196,7 +196,9 @@ static void release(dev_t dev, ino_t ino, bool all, bool cut)
 
 				for (s = 0; s < h->len; s += h->grain)
 					if (rnd() % 2)
-						put(h, s, h->len - s < h->grain ? h->len - s : h->grain);
+						put(h, s,
+						    h->len - s < h->grain ? h->len - s
+									  : h->grain);
 			} else {
 				put(h, 0, h->len);
 			}
@@ -283,8 +285,8 @@ static ssize_t hold(int fd, const struct stat *st, const void *buf, size_t len, 
 	return (ssize_t)len;
 }
 
-static ssize_t do_pwrite(ssize_t (*fn)(int, const void *, size_t, off_t), const char *name, int fd,
-			 const void *buf, size_t len, off_t off)
+static ssize_t do_pwrite(ssize_t (*fn)(int, const void *, size_t, off_t),
+			 const char *name, int fd, const void *buf, size_t len, off_t off)
 {
 	struct stat st;
 	enum kind k = kind_of(fd, &st);
@@ -376,8 +378,8 @@ ssize_t write(int fd, const void *buf, size_t len)
 }
 
 /* Reads see held writes, oldest first. */
-static ssize_t do_pread(ssize_t (*fn)(int, void *, size_t, off_t), int fd, void *buf, size_t len,
-			off_t off)
+static ssize_t do_pread(ssize_t (*fn)(int, void *, size_t, off_t), int fd, void *buf,
+			size_t len, off_t off)
 {
 	struct stat st;
 	struct held *h;
@@ -388,11 +390,13 @@ static ssize_t do_pread(ssize_t (*fn)(int, void *, size_t, off_t), int fd, void 
 	pthread_mutex_lock(&mu);
 	for (h = held; h; h = h->next) {
 		off_t lo = h->off > off ? h->off : off;
-		off_t hi = h->off + (off_t)h->len < off + r ? h->off + (off_t)h->len : off + r;
+		off_t hi =
+		    h->off + (off_t)h->len < off + r ? h->off + (off_t)h->len : off + r;
 
 		if (h->dev != st.st_dev || h->ino != st.st_ino || lo >= hi)
 			continue;
-		memcpy((char *)buf + (lo - off), h->data + (lo - h->off), (size_t)(hi - lo));
+		memcpy((char *)buf + (lo - off), h->data + (lo - h->off),
+		       (size_t)(hi - lo));
 	}
 	pthread_mutex_unlock(&mu);
 	return r;

@@ -31,18 +31,22 @@ struct part {
 	bool logical, extended;
 };
 
-#define P(n, s, z, g) {.num = (n), .start = (s), .size = (z), .sig = (g)}
+#define P(n, s, z, g)                                                                    \
+	{                                                                                \
+		.num = (n), .start = (s), .size = (z), .sig = (g)                        \
+	}
 
 static struct pa_topology topo_of(uint32_t logical)
 {
-	struct pa_topology t = {.logical = logical, .physical = logical, .min_io = logical};
+	struct pa_topology t = {
+	    .logical = logical, .physical = logical, .min_io = logical};
 
 	return t;
 }
 
 /* Plan --move-data for @n partitions on a @label disk of @size bytes. */
-static void plan_of(enum pa_label label, uint64_t size, uint32_t logical, const struct part *v,
-		    size_t n, struct pa_plan *p)
+static void plan_of(enum pa_label label, uint64_t size, uint32_t logical,
+		    const struct part *v, size_t n, struct pa_plan *p)
 {
 	struct pa_topology topo = topo_of(logical);
 	struct pa_plan_opts o = {.grain = PA_GRAIN_DEFAULT, .move_data = true};
@@ -50,8 +54,11 @@ static void plan_of(enum pa_label label, uint64_t size, uint32_t logical, const 
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		struct pa_entry e = {.num = v[i].num, .start = v[i].start, .size = v[i].size,
-				     .logical = v[i].logical, .extended = v[i].extended,
+		struct pa_entry e = {.num = v[i].num,
+				     .start = v[i].start,
+				     .size = v[i].size,
+				     .logical = v[i].logical,
+				     .extended = v[i].extended,
 				     .signature = v[i].sig ? strdup(v[i].sig) : NULL};
 
 		assert_int_equal(plan_table_add(&t, &e), 0);
@@ -95,7 +102,8 @@ static void test_forward_when_no_room_before(void **state)
 static void test_backward_when_room_before(void **state)
 {
 	/* p2 starts one sector after a grain boundary that p1 has left free */
-	struct part v[] = {P(1, 2 * MiB, 10 * MiB, NULL), P(2, 14 * MiB + S512, 20 * MiB, "xfs"),
+	struct part v[] = {P(1, 2 * MiB, 10 * MiB, NULL),
+			   P(2, 14 * MiB + S512, 20 * MiB, "xfs"),
 			   P(3, 40 * MiB, 10 * MiB, NULL)};
 	struct pa_plan p;
 
@@ -113,7 +121,8 @@ static void test_backward_when_room_before(void **state)
 static void test_forward_when_predecessor_too_close(void **state)
 {
 	/* p1 ends 512 B past 12 MiB: p2 cannot go back to 12 MiB, goes to 14 MiB */
-	struct part v[] = {P(1, 2 * MiB, 10 * MiB + S512, NULL), P(2, 12 * MiB + 1024, 5 * MiB, NULL)};
+	struct part v[] = {P(1, 2 * MiB, 10 * MiB + S512, NULL),
+			   P(2, 12 * MiB + 1024, 5 * MiB, NULL)};
 	struct pa_plan p;
 
 	plan_of(PA_LABEL_GPT, DISK, 512, v, 2, &p);
@@ -126,7 +135,8 @@ static void test_forward_when_predecessor_too_close(void **state)
 static void test_chain_of_forward_moves(void **state)
 {
 	/* p1 moves forward into p2's first bytes, so p2 must move forward as well */
-	struct part v[] = {P(1, FIRST, 10 * MiB, NULL), P(2, FIRST + 10 * MiB, 10 * MiB, NULL)};
+	struct part v[] = {P(1, FIRST, 10 * MiB, NULL),
+			   P(2, FIRST + 10 * MiB, 10 * MiB, NULL)};
 	struct pa_plan p;
 
 	plan_of(PA_LABEL_GPT, DISK, 512, v, 2, &p);
@@ -138,7 +148,8 @@ static void test_chain_of_forward_moves(void **state)
 
 static void test_aligned_disk_changes_nothing(void **state)
 {
-	struct part v[] = {P(1, 2 * MiB, 10 * MiB, "ext4"), P(2, 12 * MiB, 10 * MiB, NULL)};
+	struct part v[] = {P(1, 2 * MiB, 10 * MiB, "ext4"),
+			   P(2, 12 * MiB, 10 * MiB, NULL)};
 	struct pa_plan p;
 
 	plan_of(PA_LABEL_GPT, DISK, 512, v, 2, &p);
@@ -151,7 +162,8 @@ static void test_aligned_disk_changes_nothing(void **state)
 
 static void test_refuse_grow_the_lun(void **state)
 {
-	/* fills the disk to the last usable byte: moving 2 MiB - 17408 B forward needs that much */
+	/* fills the disk to the last usable byte: moving 2 MiB - 17408 B forward needs
+	 * that much */
 	struct part v[] = {P(1, FIRST, LAST + 1 - FIRST, "ext4")};
 	struct pa_plan p;
 
@@ -203,9 +215,14 @@ static void test_dos_keeps_label(void **state)
 
 static void test_dos_logical_refused(void **state)
 {
-	struct part v[] = {P(1, 2 * MiB, 10 * MiB, NULL),
-			   {.num = 2, .start = 12 * MiB, .size = 100 * MiB, .extended = true},
-			   {.num = 5, .start = 12 * MiB + 63 * S512, .size = 50 * MiB, .sig = "ext4", .logical = true}};
+	struct part v[] = {
+	    P(1, 2 * MiB, 10 * MiB, NULL),
+	    {.num = 2, .start = 12 * MiB, .size = 100 * MiB, .extended = true},
+	    {.num = 5,
+	     .start = 12 * MiB + 63 * S512,
+	     .size = 50 * MiB,
+	     .sig = "ext4",
+	     .logical = true}};
 	struct pa_plan p;
 
 	plan_of(PA_LABEL_MSDOS, DISK, 512, v, 3, &p);
@@ -217,9 +234,10 @@ static void test_dos_logical_refused(void **state)
 static void test_dos_extended_is_an_obstacle(void **state)
 {
 	/* p1 may not move forward into the extended container */
-	struct part v[] = {P(1, 63 * S512, 11 * MiB, NULL),
-			   {.num = 2, .start = 12 * MiB, .size = 100 * MiB, .extended = true},
-			   {.num = 5, .start = 14 * MiB, .size = 50 * MiB, .logical = true}};
+	struct part v[] = {
+	    P(1, 63 * S512, 11 * MiB, NULL),
+	    {.num = 2, .start = 12 * MiB, .size = 100 * MiB, .extended = true},
+	    {.num = 5, .start = 14 * MiB, .size = 50 * MiB, .logical = true}};
 	struct pa_plan p;
 
 	plan_of(PA_LABEL_MSDOS, DISK, 512, v, 3, &p);
@@ -231,7 +249,8 @@ static void test_dos_extended_is_an_obstacle(void **state)
 static void test_4k_sectors(void **state)
 {
 	/* 4Kn GPT: first usable 6 sectors (24 KiB); start 7 sectors is misaligned */
-	struct part v[] = {P(1, 7 * 4096ull, 64 * MiB, NULL), P(2, 70 * MiB + 4096, 8 * MiB, NULL)};
+	struct part v[] = {P(1, 7 * 4096ull, 64 * MiB, NULL),
+			   P(2, 70 * MiB + 4096, 8 * MiB, NULL)};
 	struct pa_plan p;
 
 	plan_of(PA_LABEL_GPT, DISK, 4096, v, 2, &p);
@@ -244,8 +263,8 @@ static void test_4k_sectors(void **state)
 /* ---- the journal ---- */
 
 /* A journal for the MOVE steps of the partitions @v (chunk @chunk). */
-static void journal_of(const struct part *v, size_t n, uint64_t chunk, struct pa_journal *j,
-		       struct pa_plan *p)
+static void journal_of(const struct part *v, size_t n, uint64_t chunk,
+		       struct pa_journal *j, struct pa_plan *p)
 {
 	plan_of(PA_LABEL_GPT, DISK, 512, v, n, p);
 	assert_null(p->refusal);
@@ -254,9 +273,9 @@ static void journal_of(const struct part *v, size_t n, uint64_t chunk, struct pa
 
 static void test_journal_order_and_modes(void **state)
 {
-	/* p1 forward, p2 kept, p3 back by 512 B, p4 forward (p3 still ends past 164 MiB) */
-	struct part v[] = {P(1, FIRST, 10 * MiB, NULL),
-			   P(2, 20 * MiB, 10 * MiB, NULL),
+	/* p1 forward, p2 kept, p3 back by 512 B, p4 forward (p3 still ends past 164 MiB)
+	 */
+	struct part v[] = {P(1, FIRST, 10 * MiB, NULL), P(2, 20 * MiB, 10 * MiB, NULL),
 			   P(3, 100 * MiB + S512, 64 * MiB + S512, NULL),
 			   P(4, 164 * MiB + 1024, 10 * MiB, NULL)};
 	struct pa_journal j;
@@ -273,7 +292,8 @@ static void test_journal_order_and_modes(void **state)
 	assert_int_equal(j.v[0].num, 4);
 	assert_int_equal(j.v[1].num, 1);
 	assert_int_equal(j.v[2].num, 3);
-	assert_true(j.v[0].save && j.v[1].save && j.v[2].save); /* all shorter than a chunk */
+	assert_true(j.v[0].save && j.v[1].save &&
+		    j.v[2].save); /* all shorter than a chunk */
 	assert_int_equal(j.ring, PA_JOURNAL_RING);
 	assert_int_equal(j.chunk, PA_JOURNAL_CHUNK);
 	journal_free(&j);
@@ -283,7 +303,8 @@ static void test_journal_order_and_modes(void **state)
 static void test_journal_far_move_records_only(void **state)
 {
 	/* a 32 MiB move in 1 MiB chunks: writes stay >= 4 chunks behind their victims */
-	struct part v[] = {P(1, 2 * MiB, 8 * MiB, NULL), P(2, 42 * MiB + S512, 64 * MiB, NULL)};
+	struct part v[] = {P(1, 2 * MiB, 8 * MiB, NULL),
+			   P(2, 42 * MiB + S512, 64 * MiB, NULL)};
 	struct pa_journal j;
 	struct pa_plan p;
 
@@ -295,7 +316,8 @@ static void test_journal_far_move_records_only(void **state)
 	plan_free(&p);
 
 	{
-		struct part w[] = {P(1, 2 * MiB, 8 * MiB, NULL), P(2, 60 * MiB + 4096, 64 * MiB, NULL)};
+		struct part w[] = {P(1, 2 * MiB, 8 * MiB, NULL),
+				   P(2, 60 * MiB + 4096, 64 * MiB, NULL)};
 		struct pa_step *s;
 
 		plan_of(PA_LABEL_GPT, DISK, 512, w, 2, &p);
@@ -312,7 +334,8 @@ static void test_journal_far_move_records_only(void **state)
 
 static void test_journal_header_round_trip(void **state)
 {
-	struct part v[] = {P(1, FIRST, 10 * MiB, NULL), P(2, 100 * MiB + S512, 64 * MiB, NULL)};
+	struct part v[] = {P(1, FIRST, 10 * MiB, NULL),
+			   P(2, 100 * MiB + S512, 64 * MiB, NULL)};
 	struct pa_journal j, k;
 	struct pa_plan p;
 	char *buf;
@@ -357,7 +380,8 @@ static void test_records(void **state)
 {
 	unsigned char b[PA_JOURNAL_BLOCK];
 	struct pa_jprog r = {.seq = 9, .move = 2, .done = 77, .crcs = 0xdeadbeef}, r2;
-	struct pa_jslot s = {.move = 1, .chunk = 1ull << 33, .len = 8 * MiB, .crc = 42}, s2;
+	struct pa_jslot s = {.move = 1, .chunk = 1ull << 33, .len = 8 * MiB, .crc = 42},
+			s2;
 	size_t i;
 
 	journal_prog_encode(&r, 5, b);
@@ -393,15 +417,16 @@ static void test_crc_matches_core(void **state)
 	assert_int_equal(journal_crc32(0, "123456789", 9), 0xcbf43926u);
 	for (off = 0; off < 9; off++)
 		for (len = 0; len + off <= sizeof(buf); len += 97)
-			assert_int_equal(journal_crc32(0, buf + off, len), pa_crc32(0, buf + off, len));
+			assert_int_equal(journal_crc32(0, buf + off, len),
+					 pa_crc32(0, buf + off, len));
 	/* continuing a CRC */
 	assert_int_equal(journal_crc32(journal_crc32(0, buf, 1001), buf + 1001, 999),
 			 pa_crc32(0, buf, 2000));
 }
 
 /* A one-move journal made by hand: chunk @c, len @l, from @f to @t (units of 512 B). */
-static void hand_journal(struct pa_journal *j, struct pa_jmove *mv, uint64_t c, uint64_t l,
-			 uint64_t f, uint64_t t)
+static void hand_journal(struct pa_journal *j, struct pa_jmove *mv, uint64_t c,
+			 uint64_t l, uint64_t f, uint64_t t)
 {
 	memset(j, 0, sizeof(*j));
 	*mv = (struct pa_jmove){1, f * S512, t * S512, l * S512, false};
@@ -436,7 +461,8 @@ static void test_chunks_and_clobbers_brute_force(void **state)
 			journal_chunk(&j, 0, i, &src, &dst, &len);
 			assert_int_equal(dst - src, t * S512 - f * S512);
 			assert_true(len > 0 && len <= c * S512);
-			/* backward: ascending and adjacent; forward: descending and adjacent */
+			/* backward: ascending and adjacent; forward: descending and
+			 * adjacent */
 			if (i && t < f)
 				assert_int_equal(src, prev_end);
 			if (i && t > f)
@@ -470,10 +496,10 @@ static void test_chunks_and_clobbers_brute_force(void **state)
 #define MS 160 /* sectors */
 
 struct model {
-	int disk[MS];    /* durable */
-	int cache[MS];   /* what reads see */
+	int disk[MS];  /* durable */
+	int cache[MS]; /* what reads see */
 	bool dirty[MS];
-	uint64_t done;   /* progress record */
+	uint64_t done; /* progress record */
 	struct {
 		bool valid;
 		uint64_t chunk;
@@ -521,7 +547,8 @@ static bool m_run(struct model *m, const struct pa_journal *j, long budget)
 	written = m->done;
 	if (save) {
 		for (i = m->done; i < n && i < m->done + j->ring; i++) {
-			if (!m->ring[i % j->ring].valid || m->ring[i % j->ring].chunk != i)
+			if (!m->ring[i % j->ring].valid ||
+			    m->ring[i % j->ring].chunk != i)
 				break;
 			journal_chunk(j, 0, i, &src, &dst, &len);
 			m_write(m, dst / S512, m->ring[i % j->ring].data, len / S512);
@@ -537,7 +564,9 @@ static bool m_run(struct model *m, const struct pa_journal *j, long budget)
 		for (k = 0; k < len / S512; k++)
 			buf[k] = m->cache[src / S512 + k];
 		if (save) {
-			if (i >= m->done + j->ring) { /* the slot is still needed: record first */
+			if (i >=
+			    m->done +
+				j->ring) { /* the slot is still needed: record first */
 				m_flush(m);
 				m->done = i;
 			}
@@ -565,13 +594,13 @@ static void test_protocol_survives_every_crash(void **state)
 		uint64_t c, l, f, t;
 		bool save;
 	} cases[] = {
-		{8, 64, 20, 4, false},  /* far backward: records only */
-		{8, 64, 80, 4, false},  /* no overlap at all */
-		{8, 64, 20, 17, true},  /* backward by less than a chunk */
-		{8, 64, 20, 31, true},  /* forward by less than a chunk */
-		{4, 61, 10, 40, false}, /* far forward, a short last chunk */
-		{8, 60, 30, 18, true},  /* backward by more than a chunk, still close */
-		{8, 64, 4, 5, true},    /* forward by one sector */
+	    {8, 64, 20, 4, false},  /* far backward: records only */
+	    {8, 64, 80, 4, false},  /* no overlap at all */
+	    {8, 64, 20, 17, true},  /* backward by less than a chunk */
+	    {8, 64, 20, 31, true},  /* forward by less than a chunk */
+	    {4, 61, 10, 40, false}, /* far forward, a short last chunk */
+	    {8, 60, 30, 18, true},  /* backward by more than a chunk, still close */
+	    {8, 64, 4, 5, true},    /* forward by one sector */
 	};
 	struct pa_journal j;
 	struct pa_jmove mv;
@@ -597,8 +626,10 @@ static void test_protocol_survives_every_crash(void **state)
 				runs++;
 			}
 			for (s = 0; s < cases[c].l; s++)
-				if (m.disk[cases[c].t + s] != (int)(cases[c].f + s) + 1000)
-					fail_msg("case %zu, crash at %ld: sector %" PRIu64 " holds %d",
+				if (m.disk[cases[c].t + s] !=
+				    (int)(cases[c].f + s) + 1000)
+					fail_msg("case %zu, crash at %ld: sector %" PRIu64
+						 " holds %d",
 						 c, crash_at, s, m.disk[cases[c].t + s]);
 		}
 	}
@@ -607,8 +638,10 @@ static void test_protocol_survives_every_crash(void **state)
 static void test_plan_from_journal(void **state)
 {
 	struct part v[] = {P(1, FIRST, 10 * MiB, NULL), P(2, 20 * MiB, 10 * MiB, NULL)};
-	struct part moved[] = {P(1, 2 * MiB, 10 * MiB, NULL), P(2, 20 * MiB, 10 * MiB, NULL)};
-	struct part odd[] = {P(1, 3 * MiB, 10 * MiB, NULL), P(2, 20 * MiB, 10 * MiB, NULL)};
+	struct part moved[] = {P(1, 2 * MiB, 10 * MiB, NULL),
+			       P(2, 20 * MiB, 10 * MiB, NULL)};
+	struct part odd[] = {P(1, 3 * MiB, 10 * MiB, NULL),
+			     P(2, 20 * MiB, 10 * MiB, NULL)};
 	struct pa_topology topo = topo_of(512);
 	struct pa_plan_opts o = {.grain = PA_GRAIN_DEFAULT};
 	struct pa_journal j;
@@ -651,26 +684,26 @@ static void test_plan_from_journal(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_forward_when_no_room_before),
-		cmocka_unit_test(test_backward_when_room_before),
-		cmocka_unit_test(test_forward_when_predecessor_too_close),
-		cmocka_unit_test(test_chain_of_forward_moves),
-		cmocka_unit_test(test_aligned_disk_changes_nothing),
-		cmocka_unit_test(test_refuse_grow_the_lun),
-		cmocka_unit_test(test_refuse_free_after),
-		cmocka_unit_test(test_refuse_names_both_ways),
-		cmocka_unit_test(test_dos_keeps_label),
-		cmocka_unit_test(test_dos_logical_refused),
-		cmocka_unit_test(test_dos_extended_is_an_obstacle),
-		cmocka_unit_test(test_4k_sectors),
-		cmocka_unit_test(test_journal_order_and_modes),
-		cmocka_unit_test(test_journal_far_move_records_only),
-		cmocka_unit_test(test_journal_header_round_trip),
-		cmocka_unit_test(test_records),
-		cmocka_unit_test(test_crc_matches_core),
-		cmocka_unit_test(test_chunks_and_clobbers_brute_force),
-		cmocka_unit_test(test_protocol_survives_every_crash),
-		cmocka_unit_test(test_plan_from_journal),
+	    cmocka_unit_test(test_forward_when_no_room_before),
+	    cmocka_unit_test(test_backward_when_room_before),
+	    cmocka_unit_test(test_forward_when_predecessor_too_close),
+	    cmocka_unit_test(test_chain_of_forward_moves),
+	    cmocka_unit_test(test_aligned_disk_changes_nothing),
+	    cmocka_unit_test(test_refuse_grow_the_lun),
+	    cmocka_unit_test(test_refuse_free_after),
+	    cmocka_unit_test(test_refuse_names_both_ways),
+	    cmocka_unit_test(test_dos_keeps_label),
+	    cmocka_unit_test(test_dos_logical_refused),
+	    cmocka_unit_test(test_dos_extended_is_an_obstacle),
+	    cmocka_unit_test(test_4k_sectors),
+	    cmocka_unit_test(test_journal_order_and_modes),
+	    cmocka_unit_test(test_journal_far_move_records_only),
+	    cmocka_unit_test(test_journal_header_round_trip),
+	    cmocka_unit_test(test_records),
+	    cmocka_unit_test(test_crc_matches_core),
+	    cmocka_unit_test(test_chunks_and_clobbers_brute_force),
+	    cmocka_unit_test(test_protocol_survives_every_crash),
+	    cmocka_unit_test(test_plan_from_journal),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
