@@ -111,6 +111,12 @@ static const int script_defaults[] = {
 	COL_ALIGN_CALC, COL_PHYSICAL, COL_OPTIMAL,  COL_POLICY,   COL_REASON,   COL_FSTYPE,
 	COL_MOUNTPOINTS, COL_HOLDERS, COL_PARTLABEL, COL_PARTUUID, COL_WWN, COL_SERIAL};
 
+/* A row to print; the verdicts and the reason are computed as it is printed. */
+struct pick {
+	const struct pa_dev *d;
+	bool checked;
+};
+
 struct row {
 	const struct pa_dev *d;
 	struct pa_check c;
@@ -368,7 +374,7 @@ static void usage(FILE *f)
 
 /* The devices named on the command line, or all, in display order. */
 static int select_rows(const struct pa_devlist *l, char **names, int nnames,
-		       struct row **rows, size_t *nrows, int *status)
+		       struct pick **rows, size_t *nrows, int *status)
 {
 	const struct pa_dev **ordered = NULL;
 	bool *want = NULL;
@@ -478,7 +484,8 @@ int cmd_check(int argc, char **argv)
 	struct pa_devlist devs = {0};
 	struct pa_diags diags = {0};
 	struct libscols_table *tb = NULL;
-	struct row *rows = NULL;
+	struct pick *rows = NULL;
+	struct row *r = NULL;
 	size_t nrows = 0, nsel = 0, i;
 	int sel[OUT_MAXCOLS];
 	int status = PA_EXIT_OK;
@@ -545,15 +552,19 @@ int cmd_check(int argc, char **argv)
 	}
 	status |= cli_move_warn_pending(&devs, argv + optind, argc - optind);
 	tb = out_table_new(&oo, "devices", columns, sel, nsel);
-	if (!tb) {
+	r = malloc(sizeof(*r));
+	if (!tb || !r) {
 		msg_err(NULL, ENOMEM, "cannot create the output table");
 		status |= PA_EXIT_ERROR;
 		goto out;
 	}
 	for (i = 0; i < nrows; i++) {
-		struct row *r = &rows[i];
 		struct libscols_line *ln;
 
+		r->d = rows[i].d;
+		r->checked = rows[i].checked;
+		r->reason[0] = '\0';
+		memset(&r->c, 0, sizeof(r->c));
 		if (r->checked) {
 			align_check_dev(r->d, &grain, &r->c);
 			if (r->c.physical == PA_VERDICT_MISALIGNED ||
@@ -573,6 +584,7 @@ int cmd_check(int argc, char **argv)
 out:
 	scols_unref_table(tb);
 	free(rows);
+	free(r);
 	pa_diags_free(&diags);
 	pa_devlist_free(&devs);
 	return status;

@@ -105,8 +105,12 @@ static void read_whole_file(int dirfd, const char *path, char *buf, size_t len)
 	buf[0] = '\0';
 	if (fd < 0)
 		return;
-	while ((size_t)n < len - 1 && (r = read(fd, buf + n, len - 1 - (size_t)n)) > 0)
+	/* a short read is the end: sysfs gives a whole attribute in one read */
+	while ((size_t)n < len - 1 && (r = read(fd, buf + n, len - 1 - (size_t)n)) > 0) {
 		n += r;
+		if ((size_t)r < len - 1 - (size_t)(n - r))
+			break;
+	}
 	close(fd);
 	buf[n] = '\0';
 }
@@ -234,7 +238,9 @@ static int fill_props(const struct props *u, struct pa_dev *d, int syspath, bool
 		return 0;
 	}
 	d->pttype = prop_dup(u, "ID_PART_TABLE_TYPE");
-	/* sysfs knows some identities even without a udev database */
+	/* sysfs knows some identities even without a udev database (real disks only) */
+	if (d->kind != PA_KIND_DISK)
+		return 0;
 	if (!d->model)
 		d->model = attr_dup(syspath, "device/model");
 	if (!d->serial)
@@ -255,12 +261,12 @@ static int fill_props(const struct props *u, struct pa_dev *d, int syspath, bool
 static int add_device(int cfd, const char *name, struct pa_devlist *out,
 		      struct props *u)
 {
-	char link[PATH_MAX], buf[64];
+	char link[PATH_MAX];
 	unsigned int ma = 0, mi = 0;
 	struct pa_dev *d = NULL;
 	const char *devname;
 	bool part;
-	uint64_t v;
+	uint64_t v, size;
 	ssize_t n;
 	size_t len;
 	int dfd, rc = -ENOMEM;
@@ -270,7 +276,7 @@ static int add_device(int cfd, const char *name, struct pa_devlist *out,
 	dfd = openat(cfd, name, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0)
 		return 0; /* gone since the listing */
-	if (!attr_u64(dfd, "size", &v) || v == 0) {
+	if (!attr_u64(dfd, "size", &size) || size == 0) {
 		rc = 0; /* unbound loop, empty drive */
 		goto out;
 	}
@@ -285,10 +291,17 @@ static int add_device(int cfd, const char *name, struct pa_devlist *out,
 		rc = 0; /* NVMe multipath per-controller node */
 		goto out;
 	}
-	if (attr_read(dfd, "dev", buf, sizeof(buf)) < 0 ||
-	    sscanf(buf, "%u:%u", &ma, &mi) != 2) {
-		rc = 0;
-		goto out;
+	/* MAJOR= and MINOR= are in the uevent already read */
+	{
+		const char *vma = lines_get(u->uevent, "", "MAJOR", &len);
+		const char *vmi = vma ? lines_get(u->uevent, "", "MINOR", &len) : NULL;
+
+		if (!vma || !vmi) {
+			rc = 0;
+			goto out;
+		}
+		ma = (unsigned int)strtoul(vma, NULL, 10);
+		mi = (unsigned int)strtoul(vmi, NULL, 10);
 	}
 	snprintf(link, sizeof(link), "/run/udev/data/b%u:%u", ma, mi);
 	read_whole_file(AT_FDCWD, link, u->db, sizeof(u->db));
@@ -296,8 +309,7 @@ static int add_device(int cfd, const char *name, struct pa_devlist *out,
 	d = pa_dev_new();
 	if (!d)
 		goto out;
-	attr_u64(dfd, "size", &v);
-	d->size = v * 512;
+	d->size = size * 512;
 	d->major = ma;
 	d->minor = mi;
 	d->name = strdup(name);
