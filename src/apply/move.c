@@ -34,7 +34,7 @@
 
 #include "apply/move.h"
 
-#define NBUF 4
+#define NBUF 8
 #define CRC_CAP 4096u		   /* checksums of chunks written but not yet recorded */
 #define CKPT_EVERY_NS 2000000000LL /* also record progress this often */
 #define HDR_MAX (1u << 20)

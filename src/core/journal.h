@@ -46,7 +46,7 @@
 
 #define PA_JOURNAL_BLOCK 4096u
 #define PA_JOURNAL_CHUNK (8u << 20) /* default chunk: large sequential I/O */
-#define PA_JOURNAL_RING 8u	    /* data ring slots of a save move */
+#define PA_JOURNAL_RING 16u	    /* data ring slots of a save move */
 /* a move saves its chunks when a write can be fewer chunks ahead of its victim */
 #define PA_JOURNAL_MIN_WINDOW 4u
 
