@@ -460,9 +460,16 @@ static int prepare(const struct opts *o, const char *arg, struct job *j)
 static bool confirm(const struct job *j)
 {
 	char line[16];
+	size_t i, moves = 0;
 
-	fprintf(stderr, "Re-create the partition table of %s%s? [y/N] ", j->dev->path,
-		j->plan.destroys ? " and wipe the signatures listed" : "");
+	for (i = 0; i < j->plan.n; i++)
+		moves += j->plan.v[i].kind == PA_STEP_MOVE;
+	if (moves)
+		fprintf(stderr, "Move the data of %zu partition%s and rewrite the table of %s? [y/N] ",
+			moves, moves == 1 ? "" : "s", j->dev->path);
+	else
+		fprintf(stderr, "Re-create the partition table of %s%s? [y/N] ", j->dev->path,
+			j->plan.destroys ? " and wipe the signatures listed" : "");
 	fflush(stderr);
 	if (!fgets(line, sizeof(line), stdin))
 		return false;
