@@ -101,7 +101,8 @@ int apply_backup_save(struct pa_disk *d, const char *dir, const char *id,
 	/* nanoseconds keep two backups of one second apart */
 	strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%S", &tm);
 	if (asprintf(&final, "%s/%s-%s.%09ldZ.pt", dir, id, stamp, ts.tv_nsec) < 0 ||
-	    asprintf(&tmp, "%s/.%s-%s.tmp", dir, id, stamp) < 0) {
+	    asprintf(&tmp, "%s/.%s-%s.%09ld.%ld.tmp", dir, id, stamp, ts.tv_nsec,
+		     (long)getpid()) < 0) {
 		final = tmp = NULL;
 		rc = -ENOMEM;
 		goto out;
@@ -121,6 +122,11 @@ int apply_backup_save(struct pa_disk *d, const char *dir, const char *id,
 		goto out;
 	}
 	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0 && errno == EEXIST) {
+		/* left by a run of the same pid that was killed: ours to replace */
+		unlink(tmp);
+		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	}
 	if (fd < 0) {
 		rc = -errno;
 		goto out;
