@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <libudev.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -522,13 +523,25 @@ static int run_cmd(char *const argv[])
 	return WEXITSTATUS(st);
 }
 
+/*
+ * Wait (30 s at most) until udevd has handled the events of the new
+ * partitions, as udevadm settle does: libudev's view of udevd's queue.
+ */
 static void settle(void)
 {
-	char *argv[] = {"udevadm", "settle", "--timeout=30", NULL};
+	struct udev *udev;
+	struct udev_queue *q;
+	int waited;
 
 	if (access("/run/udev/control", F_OK) != 0)
 		return; /* no udevd: nothing to wait for */
-	run_cmd(argv);
+	udev = udev_new();
+	q = udev ? udev_queue_new(udev) : NULL;
+	for (waited = 0; q && waited < 30000 && !udev_queue_get_queue_is_empty(q);
+	     waited += 50)
+		usleep(50 * 1000);
+	udev_queue_unref(q);
+	udev_unref(udev);
 }
 
 static int wipe_steps(struct pa_writer *w, const struct job *j, bool after)
