@@ -362,7 +362,7 @@ static int table_crc(struct pa_mover *m, size_t k, uint64_t n, uint32_t *crc)
 		rc = pio(m->fd, buf, len, pos, false);
 		if (rc < 0)
 			return rc;
-		*crc = journal_crc32(*crc, buf, len);
+		*crc = pa_crc32(*crc, buf, len);
 		pos += len;
 		left -= len;
 	}
@@ -718,7 +718,7 @@ static void *reader(void *arg)
 			eng_fail(e, rc);
 			return NULL;
 		}
-		b->crc = journal_crc32(0, b->mem + PA_JOURNAL_BLOCK, (size_t)len);
+		b->crc = pa_crc32(0, b->mem + PA_JOURNAL_BLOCK, (size_t)len);
 		pthread_mutex_lock(&e->mu);
 		e->crcs[i % CRC_CAP] = b->crc;
 		b->idx = i;
@@ -849,7 +849,7 @@ static int checkpoint(struct eng *e, uint64_t upto, struct pa_move_stats *st)
 	rc = pio(mv->fd, le, (size_t)(upto - from) * 4, journal_crc_pos(e->j, e->m, from),
 		 true);
 	if (rc == 0) {
-		r.crcs = journal_crc32(r.crcs, le, (size_t)(upto - from) * 4);
+		r.crcs = pa_crc32(r.crcs, le, (size_t)(upto - from) * 4);
 		r.seq++;
 		r.move = (uint32_t)e->m;
 		r.done = upto;
@@ -880,7 +880,7 @@ static int redo_ring(struct eng *e, struct pa_move_stats *st)
 			return rc;
 		if (journal_slot_decode(b->mem, e->j->nonce, &s) < 0 || s.move != e->m ||
 		    s.chunk != i || s.len != len ||
-		    journal_crc32(0, b->mem + PA_JOURNAL_BLOCK, (size_t)len) != s.crc)
+		    pa_crc32(0, b->mem + PA_JOURNAL_BLOCK, (size_t)len) != s.crc)
 			break; /* never saved completely, so never written: the source is
 				  intact */
 		rc = pio(e->dfd, b->mem + PA_JOURNAL_BLOCK, (size_t)len, dst, true);
@@ -1064,7 +1064,7 @@ int move_verify(struct pa_mover *m, struct pa_writer *w, uint64_t *bad)
 				break;
 			want = (uint32_t)le[0] | (uint32_t)le[1] << 8 |
 			       (uint32_t)le[2] << 16 | (uint32_t)le[3] << 24;
-			if (journal_crc32(0, buf, (size_t)len) != want) {
+			if (pa_crc32(0, buf, (size_t)len) != want) {
 				*bad = dst;
 				rc = -EILSEQ;
 			}

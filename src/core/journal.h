@@ -42,6 +42,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/crc32.h"
+
 #include "core/plan.h"
 
 #define PA_JOURNAL_BLOCK 4096u
@@ -122,8 +124,6 @@ int journal_prog_decode(const unsigned char *buf, uint64_t nonce, struct pa_jpro
 void journal_slot_encode(const struct pa_jslot *s, uint64_t nonce, unsigned char *buf);
 int journal_slot_decode(const unsigned char *buf, uint64_t nonce, struct pa_jslot *s);
 
-/* CRC-32 (the polynomial of core/crc32.h), table driven for data rates. */
-uint32_t journal_crc32(uint32_t crc, const void *buf, size_t len);
 
 /*
  * Rebuild the steps of @p (computed for the current table) from @j: each
