@@ -1,0 +1,53 @@
+# Power-cut test, boot 1 (run by tests/vm/run-powercut.sh, not by check-vm):
+# starts `partalign fix --move-data` on the disk with serial pa-pcut-data,
+# journal on the ext4 disk pa-pcut-jrnl, with a small chunk so the move takes
+# a while; once the journal exists it waits vm.cutdelay seconds (kernel
+# command line), checks the move is still running and prints @@CUT on the
+# result port.  The host then kills qemu with SIGKILL: the guest loses power
+# in the middle of the move.  Boot 2 (20-resume.sh) resumes and verifies.
+
+label=powercut
+data=$(vm_disks_by_serial pa-pcut-data)
+jdisk=$(vm_disks_by_serial pa-pcut-jrnl)
+[ -n "$data" ] || vm_fatal "no disk with serial pa-pcut-data"
+[ -n "$jdisk" ] || vm_fatal "no disk with serial pa-pcut-jrnl"
+delay=1
+for arg in $(cat /proc/cmdline); do
+	case $arg in vm.cutdelay=*) delay=${arg#vm.cutdelay=} ;; esac
+done
+vm_modprobe ext4 || vm_fatal "cannot load ext4"
+mkdir -p /mnt/j
+mount -t ext4 "/dev/$jdisk" /mnt/j || vm_fatal "cannot mount the journal disk /dev/$jdisk"
+mkdir -p /mnt/j/journal /mnt/j/backup
+sync
+
+echo "=== partitions before the move"
+sfdisk -d "/dev/$data"
+PARTALIGN_MOVE_CHUNK=4096 partalign fix --move-data --yes --quiet \
+	--journal /mnt/j/journal --backup-dir /mnt/j/backup "/dev/$data" >/tmp/move.out 2>&1 &
+pid=$!
+i=0
+while [ -z "$(ls /mnt/j/journal/*.journal 2>/dev/null)" ]; do
+	kill -0 $pid 2>/dev/null || break
+	i=$((i + 1))
+	[ $i -lt 600 ] || break
+	sleep 0.1
+done
+if [ -z "$(ls /mnt/j/journal/*.journal 2>/dev/null)" ]; then
+	cat /tmp/move.out
+	vm_fatal "no journal appeared in /mnt/j/journal: $(tr '\n' ' ' </tmp/move.out)"
+fi
+sleep "$delay"
+if kill -0 $pid 2>/dev/null; then
+	vm_pass "$label/cut-armed" "move running $delay s after its journal appeared; cutting power"
+	ls -l /mnt/j/journal
+	vm_say "@@CUT"
+	# the host kills qemu now; nothing after this line should run
+	sleep 600
+	vm_fail "$label/cut" "the host did not cut the power"
+else
+	wait $pid
+	rc=$?
+	cat /tmp/move.out
+	vm_fail "$label/cut-armed" "the move ended (status $rc) before the cut at $delay s: use a smaller delay or chunk"
+fi
