@@ -91,6 +91,15 @@ struct pa_backup {
 	unsigned char **data;
 };
 int apply_backup_load(const char *file, struct pa_backup *b);
+/*
+ * The regions of @b split and marked for apply_write_regions(): sectors of
+ * the label the backup holds are written first (sector 0, its switch, last
+ * of them); the other sectors (those of the label on the disk now) only
+ * after the switch, so a crash leaves one valid label or the other.
+ * *regs and *bufs are malloc'd arrays; the buffers point into @b.
+ */
+int apply_backup_order(const struct pa_backup *b, struct pa_extent **regs, void ***bufs,
+		       size_t *n);
 void apply_backup_free(struct pa_backup *b);
 
 /* The write gate: the one read-write open of a disk. */

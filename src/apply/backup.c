@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "apply/apply.h"
+#include "apply/label.h"
 #include "core/crc32.h"
 
 #define MAGIC "partalign-backup 1\n"
@@ -269,4 +270,93 @@ out:
 	if (rc < 0)
 		apply_backup_free(b);
 	return rc;
+}
+
+/* Read the backup as if it were the disk: bytes it does not hold read as 0. */
+static int rd_backup(void *ctx, uint64_t off, void *buf, size_t len)
+{
+	const struct pa_backup *b = ctx;
+	size_t i;
+
+	memset(buf, 0, len);
+	for (i = 0; i < b->n; i++) {
+		uint64_t lo = off > b->regs[i].off ? off : b->regs[i].off;
+		uint64_t hi = off + len < b->regs[i].off + b->regs[i].len
+				      ? off + len
+				      : b->regs[i].off + b->regs[i].len;
+
+		if (lo < hi)
+			memcpy((char *)buf + (lo - off), b->data[i] + (lo - b->regs[i].off),
+			       hi - lo);
+	}
+	return 0;
+}
+
+#define MAX_LABEL 258
+
+int apply_backup_order(const struct pa_backup *b, struct pa_extent **regs, void ***bufs,
+		       size_t *n)
+{
+	struct pa_extent label[MAX_LABEL];
+	unsigned char s0[512];
+	uint64_t head, tail, ebrs[MAX_LABEL - 2], cuts[2 * MAX_LABEL + 2];
+	size_t nl = 0, i, j, k = 0, nc;
+	bool gpt = false;
+	int e, rc;
+
+	rc = rd_backup((void *)b, 0, s0, sizeof(s0));
+	for (e = 0; rc == 0 && e < 4; e++)
+		gpt |= s0[446 + 16 * e + 4] == 0xee;
+	if (gpt && label_gpt_extent(rd_backup, (void *)b, b->logical, &head, &tail) == 0) {
+		label[nl++] = (struct pa_extent){.off = 0, .len = head};
+		label[nl++] = (struct pa_extent){.off = b->size - tail, .len = tail};
+	} else if (s0[510] == 0x55 && s0[511] == 0xaa) {
+		label[nl++] = (struct pa_extent){.off = 0, .len = b->logical};
+		rc = label_dos_ebrs(rd_backup, (void *)b, b->logical, ebrs, MAX_LABEL - 2);
+		for (e = 0; e < rc; e++)
+			label[nl++] = (struct pa_extent){.off = ebrs[e], .len = b->logical};
+	}
+	*regs = calloc(b->n * (2 * nl + 1) + 1, sizeof(**regs));
+	*bufs = calloc(b->n * (2 * nl + 1) + 1, sizeof(**bufs));
+	if (!*regs || !*bufs) {
+		free(*regs);
+		free(*bufs);
+		return -ENOMEM;
+	}
+	for (i = 0; i < b->n; i++) {
+		uint64_t lo = b->regs[i].off, hi = lo + b->regs[i].len;
+
+		/* cut the region at every edge of a label extent inside it */
+		nc = 0;
+		cuts[nc++] = lo;
+		for (j = 0; j < nl; j++) {
+			if (label[j].off > lo && label[j].off < hi)
+				cuts[nc++] = label[j].off;
+			if (label[j].off + label[j].len > lo && label[j].off + label[j].len < hi)
+				cuts[nc++] = label[j].off + label[j].len;
+		}
+		cuts[nc++] = hi;
+		for (j = 1; j < nc; j++) /* insertion sort: a handful of cuts */
+			for (e = (int)j; e > 0 && cuts[e - 1] > cuts[e]; e--) {
+				uint64_t t = cuts[e];
+
+				cuts[e] = cuts[e - 1];
+				cuts[e - 1] = t;
+			}
+		for (j = 0; j + 1 < nc; j++) {
+			bool inside = nl == 0;
+			size_t m;
+
+			if (cuts[j] == cuts[j + 1])
+				continue;
+			for (m = 0; m < nl && !inside; m++)
+				inside = cuts[j] >= label[m].off &&
+					 cuts[j] < label[m].off + label[m].len;
+			(*regs)[k] = (struct pa_extent){
+				.off = cuts[j], .len = cuts[j + 1] - cuts[j], .late = !inside};
+			(*bufs)[k++] = b->data[i] + (cuts[j] - lo);
+		}
+	}
+	*n = k;
+	return 0;
 }

@@ -66,7 +66,9 @@ static int restore(const struct pa_backup *b, const struct pa_devlist *l,
 	struct pa_kpart k[256];
 	char *id = apply_disk_id(dev), *inuse = NULL, *saved = NULL;
 	uint64_t written = 0;
-	size_t n = 0, i;
+	struct pa_extent *regs = NULL;
+	void **bufs = NULL;
+	size_t n = 0, i, nregs = 0;
 	int rc, status = PA_EXIT_OK;
 
 	if (!id)
@@ -123,9 +125,11 @@ static int restore(const struct pa_backup *b, const struct pa_devlist *l,
 		goto out;
 	}
 	printf("%s: current table saved to %s\n", dev->path, saved);
-	rc = apply_gate_open(&d, &w);
+	rc = apply_backup_order(b, &regs, &bufs, &nregs);
 	if (rc == 0)
-		rc = apply_write_regions(w, b->regs, (void *const *)b->data, b->n, &written);
+		rc = apply_gate_open(&d, &w);
+	if (rc == 0)
+		rc = apply_write_regions(w, regs, bufs, nregs, &written);
 	if (rc < 0) {
 		msg_err(dev->path, -rc, "restore failed");
 		status = PA_EXIT_ERROR;
@@ -150,6 +154,8 @@ out:
 	apply_disk_close(&d);
 	pa_diags_free(&msgs);
 	free(saved);
+	free(regs);
+	free(bufs);
 	free(id);
 	return status;
 }
