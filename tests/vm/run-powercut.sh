@@ -22,48 +22,13 @@
 #   VM_CUT_DELAYS  space-separated delays (default "0 1 6": in the first
 #                 partition, a short forward move, or the second, backward)
 #   VM_BOOT_TIMEOUT seconds one boot may take (default 150)
-set -euo pipefail
-export LC_ALL=C
-export PATH="$PATH:/usr/sbin:/sbin"
-
+vm_prefix=vm-powercut
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-workdir=$here/work
-while [ $# -gt 0 ]; do
-	case $1 in
-	--workdir) workdir=$2; shift 2 ;;
-	-*) echo "usage: run-powercut.sh [--workdir DIR] [PARTALIGN]" >&2; exit 99 ;;
-	*) break ;;
-	esac
-done
-partalign=${1:-${PARTALIGN:-$here/../../partalign}}
-
-skip() {
-	echo "vm-powercut: SKIPPED: $*"
-	if [ "${PARTALIGN_TEST_STRICT:-0}" = 1 ]; then exit 99; fi
-	exit 77
-}
-error() {
-	echo "vm-powercut: ERROR: $*" >&2
-	exit 99
-}
-
-qemu=${QEMU:-qemu-system-x86_64}
-command -v "$qemu" >/dev/null || skip "$qemu not found"
+# shellcheck source=runlib.sh
+. "$here/runlib.sh"
 for t in sfdisk mkfs.ext4 openssl sha256sum cpio modprobe truncate; do
 	command -v "$t" >/dev/null || skip "$t not found"
 done
-kernel=${VM_KERNEL:-}
-if [ -z "$kernel" ]; then
-	# shellcheck disable=SC2012 # version sort
-	for k in $(ls -1v /boot/vmlinuz-* 2>/dev/null | tac); do
-		if [ -f "/lib/modules/${k##*/vmlinuz-}/modules.dep" ]; then
-			kernel=$k
-			break
-		fi
-	done
-fi
-[ -n "$kernel" ] && [ -r "$kernel" ] || skip "no readable kernel image with modules in /boot (or set VM_KERNEL)"
-kver=${kernel##*/vmlinuz-}
 [ -x "$partalign" ] || error "$partalign is not built"
 partalign=$(cd "$(dirname "$partalign")" && pwd)/${partalign##*/}
 

@@ -25,53 +25,10 @@
 #   QEMU          the emulator (default qemu-system-x86_64)
 # The work directory keeps the cached initramfs base and, after each run,
 # console.log (the guest's console), results.log and qemu.log.
-set -euo pipefail
-export LC_ALL=C
-export PATH="$PATH:/usr/sbin:/sbin"
-
+vm_prefix=vm
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-workdir=$here/work
-while [ $# -gt 0 ]; do
-	case $1 in
-	--workdir) workdir=$2; shift 2 ;;
-	-*) echo "usage: run-vm.sh [--workdir DIR] [PARTALIGN]" >&2; exit 99 ;;
-	*) break ;;
-	esac
-done
-partalign=${1:-${PARTALIGN:-$here/../../partalign}}
-
-skip() {
-	echo "vm: SKIPPED: $*"
-	if [ "${PARTALIGN_TEST_STRICT:-0}" = 1 ]; then
-		echo "vm: ERROR: the VM suite cannot run and PARTALIGN_TEST_STRICT=1" >&2
-		exit 99
-	fi
-	exit 77
-}
-
-error() {
-	echo "vm: ERROR: $*" >&2
-	exit 99
-}
-
-# ---- what the suite needs --------------------------------------------------
-qemu=${QEMU:-qemu-system-x86_64}
-command -v "$qemu" >/dev/null || skip "$qemu not found (Debian: apt-get install qemu-system-x86)"
-kernel=${VM_KERNEL:-}
-if [ -z "$kernel" ]; then
-	# shellcheck disable=SC2012 # version sort
-	for k in $(ls -1v /boot/vmlinuz-* 2>/dev/null | tac); do
-		if [ -f "/lib/modules/${k##*/vmlinuz-}/modules.dep" ]; then
-			kernel=$k
-			break
-		fi
-	done
-fi
-[ -n "$kernel" ] || skip "no kernel image with modules in /boot (Debian: apt-get install linux-image-amd64; or set VM_KERNEL)"
-[ -f "$kernel" ] || skip "no kernel image $kernel"
-[ -r "$kernel" ] || skip "cannot read $kernel (run as root or set VM_KERNEL)"
-kver=${kernel##*/vmlinuz-}
-[ -f "/lib/modules/$kver/modules.dep" ] || skip "no modules for $kver in /lib/modules"
+# shellcheck source=runlib.sh
+. "$here/runlib.sh"
 for t in busybox cpio modprobe ldd udevadm sfdisk partx lsblk blkid wipefs blockdev dmsetup \
 	jq sha256sum timeout truncate; do
 	command -v "$t" >/dev/null || skip "$t not found (Debian: busybox-static cpio kmod udev util-linux dmsetup jq)"
