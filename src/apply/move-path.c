@@ -99,6 +99,47 @@ static bool id_matches(uint64_t a, uint64_t b, bool id32)
 	return id32 ? (uint32_t)a == (uint32_t)b : a == b;
 }
 
+/* "<anything>-<move id, 16 hex>.journal" */
+static bool name_matches(const char *name, uint64_t move_id, bool id32)
+{
+	char tail[32];
+	size_t len = strlen(name);
+
+	snprintf(tail, sizeof(tail), "-%016" PRIx64 ".journal", move_id);
+	if (len < strlen(tail))
+		return false;
+	if (id32) /* only the low 8 digits are known */
+		return strcmp(name + len - 16, tail + 9) == 0 && name[len - 25] == '-';
+	return strcmp(name + len - strlen(tail), tail) == 0;
+}
+
+int move_journal_find_any(const struct pa_dev *whole, char **path)
+{
+	const char *dir = move_journal_dir_default();
+	char *id = apply_disk_id(whole), *prefix = NULL;
+	struct dirent *de;
+	DIR *dd;
+	int rc = 0;
+
+	if (!id || asprintf(&prefix, "%s-", id) < 0) {
+		free(id);
+		return -ENOMEM;
+	}
+	free(id);
+	dd = opendir(dir);
+	while (dd && rc == 0 && (de = readdir(dd))) {
+		size_t len = strlen(de->d_name), pl = strlen(prefix);
+
+		if (len == pl + 16 + 8 && strncmp(de->d_name, prefix, pl) == 0 &&
+		    strcmp(de->d_name + len - 8, ".journal") == 0)
+			rc = asprintf(path, "%s/%s", dir, de->d_name) < 0 ? -ENOMEM : 1;
+	}
+	if (dd)
+		closedir(dd);
+	free(prefix);
+	return rc;
+}
+
 static int scan_dir(const char *dir, uint64_t move_id, bool id32, char **path)
 {
 	DIR *dd = opendir(dir);
@@ -118,7 +159,9 @@ static int scan_dir(const char *dir, uint64_t move_id, bool id32, char **path)
 			rc = -ENOMEM;
 			break;
 		}
-		if (journal_move_id(p, &id) && id_matches(id, move_id, id32)) {
+		/* by its header; a damaged one by its name, so that its open says so */
+		if ((journal_move_id(p, &id) && id_matches(id, move_id, id32)) ||
+		    name_matches(de->d_name, move_id, id32)) {
 			*path = p;
 			rc = 1;
 		} else {

@@ -500,6 +500,15 @@ int move_open(const char *path, const char *pointer, struct pa_mover **out)
 		have += (size_t)n;
 	} while (!memchr(buf, '\0', have) && have < PA_JOURNAL_HDR_MAX);
 	rc = journal_parse(buf, have, &m->j);
+	if (rc == 0 && !m->pointer) {
+		/* the pointer a move journalled elsewhere left in the default directory */
+		char *p = move_journal_file(move_journal_dir_default(), m->j.id, m->j.move_id);
+
+		if (p && links_to(p, m->fd))
+			m->pointer = p;
+		else
+			free(p);
+	}
 	if (rc == 0)
 		rc = open_direct(m);
 	if (rc == 0)

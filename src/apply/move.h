@@ -48,6 +48,13 @@ int move_journal_find_move(const char *dir, uint64_t move_id, bool id32, const c
 			   char **path);
 
 /*
+ * A journal (or pointer) of a move of @whole in the default directory, by
+ * its name: what `check` reports when it cannot see the disk's marker.
+ * 1 with *path (malloc'd), 0, -ENOMEM.
+ */
+int move_journal_find_any(const struct pa_dev *whole, char **path);
+
+/*
  * Does the file system of @dir (or its nearest existing parent) outlive a
  * power cut?  0 when it does; -EROFS with its type's name in *fstype
  * (static) for tmpfs, ramfs, overlayfs and the like; -errno.

@@ -58,6 +58,16 @@ int cli_move_warn_pending(const struct pa_devlist *l, char **names, int nnames)
 			status |= PA_EXIT_MISALIGNED;
 			continue;
 		}
+		if (move_journal_find_any(w, &path) > 0) {
+			msg_warn(w->path,
+				 "an unfinished data move: its journal %s is there (check --probe "
+				 "reads the disk's own record): finish it with 'partalign resume "
+				 "%s'",
+				 path, w->path);
+			status |= PA_EXIT_MISALIGNED;
+			free(path);
+			continue;
+		}
 		if (move_journal_find(dir, w, &path) <= 0)
 			continue;
 		msg_warn(w->path,
