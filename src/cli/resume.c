@@ -171,8 +171,8 @@ int cli_move_check_location(const struct cli_move_opts *mo, const struct pa_plan
 	const char *fstype = NULL;
 	int rc;
 
-	if (!po->move_data || (!p->changes && !p->refusal))
-		return 0;
+	if (!po->move_data || (!p->changes && !p->refusal) || p->table.marked)
+		return 0; /* nothing to move, or an unfinished move: that outranks this */
 	if (move_journal_durable(jdir(mo), &fstype) == -EROFS)
 		return refuse_over(p, fmt("the journal directory %s is on %s, which does not "
 					  "outlive a power cut: give --journal on a disk file "
