@@ -71,7 +71,7 @@
  * distance and records progress only: no byte of it goes through the
  * journal.  Shorter moves save each chunk in the ring.
  */
-#define PA_JOURNAL_RECORD_MIN (1u << 20)
+#define PA_JOURNAL_RECORD_MIN (32u << 20)
 #define PA_JOURNAL_NAME_LEN 72u /* a GPT entry's name field, UTF-16LE */
 
 /* A moving partition's table entry as it was before the disk was marked. */

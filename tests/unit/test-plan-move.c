@@ -378,21 +378,21 @@ static void test_journal_order_and_modes(void **state)
 	assert_int_equal(j.v[0].num, 4);
 	assert_int_equal(j.v[1].num, 1);
 	assert_int_equal(j.v[2].num, 3);
-	/* moves of about 2 MiB record only, in chunks of half their distance */
-	assert_false(j.v[0].save || j.v[1].save);
-	assert_int_equal(j.v[0].chunk, (2 * MiB - 1024) / 2 / 4096 * 4096);
-	assert_int_equal(j.v[1].chunk, (2 * MiB - FIRST) / 2 / 4096 * 4096);
-	/* ... and no write reaches the source of its own chunk */
-	assert_true(journal_clobbers(&j, 0, 5) < 5 && journal_clobbers(&j, 1, 5) < 5);
-	assert_true(j.v[2].save); /* 512 B back: shorter than a chunk */
-	assert_int_equal(j.v[2].chunk, PA_JOURNAL_CHUNK);
+	/* by default moves of about 2 MiB save their chunks (a flush per 2 MiB costs more) */
+	assert_true(j.v[0].save && j.v[1].save && j.v[2].save);
+	assert_int_equal(j.v[0].chunk, PA_JOURNAL_CHUNK);
 	assert_int_equal(j.ring, PA_JOURNAL_RING);
 	assert_int_equal(j.chunk, PA_JOURNAL_CHUNK);
 	journal_free(&j);
-	/* the old rule on demand (a benchmark knob): every short move saves */
-	assert_int_equal(journal_init2(&j, &p, "/dev/sdx", "wwn:0x5000", 0, UINT64_MAX, 2, 7), 0);
-	assert_true(j.v[0].save && j.v[1].save && j.v[2].save);
-	assert_int_equal(j.v[0].chunk, PA_JOURNAL_CHUNK);
+	/* recording from 1 MiB on: chunks of half the distance, no write on its own source */
+	assert_int_equal(journal_init2(&j, &p, "/dev/sdx", "wwn:0x5000", 0, 1 * MiB, 2, 7), 0);
+	assert_false(j.v[0].save || j.v[1].save);
+	assert_int_equal(j.v[0].chunk, (2 * MiB - 1024) / 2 / 4096 * 4096);
+	assert_int_equal(j.v[1].chunk, (2 * MiB - FIRST) / 2 / 4096 * 4096);
+	assert_true(journal_clobbers(&j, 0, 5) < 5 && journal_clobbers(&j, 1, 5) < 5);
+	assert_true(j.v[2].save); /* 512 B back: shorter than any chunk */
+	assert_int_equal(j.v[2].chunk, PA_JOURNAL_CHUNK);
+	assert_int_equal(j.ring, PA_JOURNAL_RING);
 	journal_free(&j);
 	plan_free(&p);
 }
