@@ -32,7 +32,7 @@ round_trip() {
 	n=$(find "$BK" -name '*.pt' | wc -l)
 	assert_eq 1 "$n" "$name: backup files"
 	assert_eq "$BK" "$(dirname "$backup")" "$name: backup directory"
-	assert_eq "partalign-backup 1" "$(head -n1 "$backup")" "$name: backup magic"
+	assert_eq "partalign-backup 2" "$(head -n1 "$backup")" "$name: backup magic"
 	grep -qx "size $(blockdev --getsize64 "$dev")" "$backup" || fail "$name: backup size line"
 	[ "$(dev_sum "$dev")" != "$sum0" ] || fail "$name: fix changed nothing"
 	sum=$(dev_sum "$dev")
