@@ -396,8 +396,8 @@ static int prepare(const struct opts *o, const char *arg, struct job *j)
 		msg_err(arg, -rc, "cannot scan");
 		return PA_EXIT_ERROR;
 	}
-	if (rc == 0 && (makedev(dev->major, dev->minor) != was ||
-			apply_disk_same(&j->disk, major(was), minor(was), &now) < 0)) {
+	if (rc == 0 && (apply_disk_same(&j->disk, major(was), minor(was), &now) < 0 ||
+			(now = makedev(dev->major, dev->minor)) != was)) {
 		msg_err(NULL, 0, "refused: %s changed while waiting for its lock (was %u:%u, now %u:%u)",
 			arg, major(was), minor(was), major(now), minor(now));
 		apply_disk_close(&j->disk);

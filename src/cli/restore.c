@@ -103,38 +103,40 @@ static void text_of(const struct label_id *id, char *buf, size_t len)
 static int identity_ok(const struct pa_backup *b, struct pa_disk *d, const char *path,
 		       const char *id, bool force)
 {
-	struct label_id *cur = malloc(sizeof(*cur));
-	char have[64], held[64], after[64];
+	struct label_id *cur;
+	const struct label_id *wrote = b->after;
+	char have[64], held[64], after[64] = "";
 	bool id_ok = strcmp(id, b->id) == 0, label_ok;
 	int rc;
 
-	if (!cur)
-		return PA_EXIT_ERROR;
 	if (b->format == 1) {
-		free(cur);
 		if (id_ok)
 			return 0;
 		msg_err(path, 0, "refused: the backup is of %s, this disk is %s", b->id, id);
 		return PA_EXIT_ERROR;
 	}
+	cur = malloc(sizeof(*cur));
+	if (!cur)
+		return PA_EXIT_ERROR;
 	rc = apply_disk_identity(d, cur);
 	if (rc < 0) {
 		msg_err(path, -rc, "cannot read the partition table");
 		free(cur);
 		return PA_EXIT_ERROR;
 	}
+	if (wrote && label_identity_same(wrote, b->label))
+		wrote = NULL; /* fix rewrote the table in place: one identity */
 	text_of(cur, have, sizeof(have));
 	text_of(b->label, held, sizeof(held));
-	if (b->after)
-		text_of(b->after, after, sizeof(after));
+	if (wrote)
+		text_of(wrote, after, sizeof(after));
 	label_ok = cur->kind != LABEL_ID_NONE &&
-		   (label_identity_same(cur, b->label) ||
-		    (b->after && label_identity_same(cur, b->after)));
+		   (label_identity_same(cur, b->label) || (wrote && label_identity_same(cur, wrote)));
 	rc = PA_EXIT_ERROR;
 	if (!label_ok && cur->kind != LABEL_ID_NONE) {
 		msg_err(path, 0, "refused: the backup is of the table %s%s%s%s, this disk has %s",
-			held, b->after ? " (or " : "", b->after ? after : "",
-			b->after ? ", which partalign wrote over it)" : "", have);
+			held, wrote ? " (or " : "", after,
+			wrote ? ", which partalign wrote over it)" : "", have);
 	} else if (!label_ok && !force) {
 		msg_err(path, 0, "refused: the disk has no partition table to identify it by "
 				 "(the backup is of %s); --force restores it if the device id "
@@ -203,8 +205,12 @@ static int restore(const struct pa_backup *b, const char *file, const char *arg,
 		status = PA_EXIT_ERROR;
 		goto out;
 	}
-	if (makedev(dev->major, dev->minor) != was ||
-	    apply_disk_same(&d, major(was), minor(was), &now) < 0) {
+	rc = apply_disk_same(&d, major(was), minor(was), &now);
+	if (rc == 0 && makedev(dev->major, dev->minor) != was) {
+		now = makedev(dev->major, dev->minor);
+		rc = -ESTALE;
+	}
+	if (rc < 0) {
 		msg_err(NULL, 0, "refused: %s changed while waiting for its lock (was %u:%u, "
 				 "now %u:%u)", arg, major(was), minor(was), major(now), minor(now));
 		status = PA_EXIT_ERROR;
