@@ -446,8 +446,8 @@ static int parse_header(const char *buf, size_t len, unsigned int format,
 	}
 	if (rc < 0)
 		return rc;
-	if (!b->device || !b->id || !b->created || !seen_size || !b->size || !seen_logical ||
-	    !b->n || (format == 1 && !seen_crc) || (format == 2 && !b->label))
+	if (!b->device || !b->id || !seen_size || !b->size || !seen_logical || !b->n ||
+	    (format == 1 && !seen_crc) || (format == 2 && (!b->label || !b->created)))
 		return -EBADMSG;
 	*used = pos;
 	return 0;
