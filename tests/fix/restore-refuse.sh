@@ -18,8 +18,8 @@
 #      other's backup, also with the same device id (the other's content
 #      copied onto the disk) and with --force; each takes its own.
 #   4. the device node replaced (a bind mount in a private mount namespace)
-#      while restore waits for the disk's lock: refused, naming both
-#      major:minor numbers.
+#      while restore, or fix, waits for the disk's lock: refused, naming
+#      both major:minor numbers.
 . "$top_srcdir/tests/lib/common.sh"
 . "$top_srcdir/tests/fix/lib.sh"
 need_cmd python3 flock unshare mount umount
@@ -92,6 +92,7 @@ assert_eq dos:1a2b3c4d "$id0" "sfdisk's dos identity"
 pa_fix "$dev"
 expect_rc 1 "dos: fix"
 bk=$(backup_of "$dev")
+sum1=$(dev_sum "$dev")
 assert_eq gpt "$(sfd_label "$dev")" "dos: label after fix"
 id1=$(ident_of "$dev")
 assert_eq "partalign-backup 2" "$(head -n1 "$bk")" "backup magic"
@@ -162,6 +163,24 @@ restore_ok "format 1" "$dev" "$T_TMP/v1.pt" "$sum0"
 grep -q "warning: $T_TMP/v1.pt: a format-1 backup" "$T_TMP/err" ||
 	fail "format 1: no warning: $(cat "$T_TMP/err")"
 assert_eq "$sfd0" "$(sfdisk -d "$dev")" "format 1: sfdisk -d after the restore"
+# the restore's own backup undoes it: back to the GPT that fix wrote
+undo=$(sed -n "s|^$dev: current table saved to ||p" "$T_TMP/out")
+[ -f "$undo" ] || fail "format 1: no backup of the replaced table: $(cat "$T_TMP/out")"
+cp "$undo" "$T_TMP/undo.pt"
+grep -qx "label $id1" "$T_TMP/undo.pt" || fail "undo: label line: $(grep -a '^label' "$T_TMP/undo.pt")"
+grep -qx "after $id0" "$T_TMP/undo.pt" || fail "undo: after line: $(grep -a '^after' "$T_TMP/undo.pt")"
+restore_ok "the restore's own backup" "$dev" "$T_TMP/undo.pt" "$sum1"
+assert_eq "$id1" "$(ident_of "$dev")" "undo: the GPT is back"
+"${PTEDIT[@]}" to-v1 "$bk" "$T_TMP/v1.pt"
+restore_ok "format 1 again" "$dev" "$T_TMP/v1.pt" "$sum0"
+
+# a dos disk with another signature is another disk
+sfdisk -q --disk-id "$dev" 0xdeadbeef >/dev/null 2>&1
+assert_eq dos:deadbeef "$(ident_of "$dev")" "sfdisk --disk-id"
+refuse "a dos disk with another signature" "$dev" "$bk" \
+	"refused: the backup is of the table $id0 (or $id1, which partalign wrote over it), this disk has dos:deadbeef"
+sfdisk -q --disk-id "$dev" 0x1a2b3c4d >/dev/null 2>&1
+assert_eq "$sum0" "$(dev_sum "$dev")" "the dos signature set back"
 
 # ---- 2. a wiped disk: only --force, and only with the same device id ----
 pa_fix "$dev"
@@ -245,26 +264,29 @@ dd if="$T_TMP/b-fixed.img" of="$b" bs=1M conv=fsync status=none
 restore_ok "a's own backup" "$a" "$bka" "$suma0"
 restore_ok "b's own backup" "$b" "$bkb" "$sumb0"
 
-# ---- 4. the node replaced while restore waits for the lock ----
-pa_fix "$a"
-expect_rc 1 "clone a: fix again"
-bka2=$(backup_of "$a")
-suma=$(dev_sum "$a")
-sumb=$(dev_sum "$b")
-was=$(cat "/sys/block/${a#/dev/}/dev")
-now=$(cat "/sys/block/${b#/dev/}/dev")
-rm -rf "$B2"
-# In a private mount namespace: hold a's lock (flock(1), as udev does), start
-# restore, wait until it holds a descriptor of a (its lock fd: it has scanned
-# and waits), bind b's node over a's path, release the lock.
-unshare -m --propagation private bash -s "$a" "$b" "$bka2" "$T_TMP" "$PARTALIGN" "$B2" <<'EOF'
+# ---- 4. the node replaced while restore (and fix) wait for the lock ----
+# lock_swap NAME PARTALIGN-ARGS...: in a private mount namespace hold a's
+# lock (flock(1), as udev does), run partalign ARGS... on a, wait until it
+# holds a descriptor of a (its lock fd: it has scanned and waits), bind b's
+# node over a's path and release the lock.  It must refuse (exit 8), naming
+# both major:minor numbers, and change neither disk.
+lock_swap() {
+	local name=$1 suma sumb was now waiting rc
+	shift
+	suma=$(dev_sum "$a")
+	sumb=$(dev_sum "$b")
+	was=$(cat "/sys/block/${a#/dev/}/dev")
+	now=$(cat "/sys/block/${b#/dev/}/dev")
+	rm -rf "$B2" "$T_TMP/locked" "$T_TMP/release"
+	unshare -m --propagation private bash -s "$a" "$b" "$T_TMP" "$PARTALIGN" "$@" <<'EOF'
 set -u
-a=$1 b=$2 bk=$3 t=$4 pa=$5 b2=$6
+a=$1 b=$2 t=$3 pa=$4
+shift 4
 flock "$a" -c "touch '$t/locked'; while [ ! -e '$t/release' ]; do sleep 0.05; done" &
 fl=$!
 for i in $(seq 1 100); do [ -e "$t/locked" ] && break; sleep 0.05; done
 rc=0
-"$pa" restore --yes --backup-dir "$b2" "$bk" "$a" >"$t/out" 2>"$t/err" </dev/null &
+"$pa" "$@" "$a" >"$t/out" 2>"$t/err" </dev/null &
 rp=$!
 # holds a descriptor of a in two looks 0.3 s apart: past the scan, in the wait
 holds() {
@@ -289,13 +311,20 @@ wait $fl
 mountpoint -q "$a" && umount "$a"
 echo "$waiting $rc" >"$t/lockcase"
 EOF
-read -r waiting rc <"$T_TMP/lockcase"
-assert_eq 1 "$waiting" "restore never waited for the lock holding a descriptor of $a"
-PA_RC=$rc
-expect_rc 8 "the node replaced during the lock wait"
-grep -qF "refused: $a changed while waiting for its lock (was $was, now $now)" "$T_TMP/err" ||
-	fail "lock wait: stderr: $(cat "$T_TMP/err")"
-assert_eq "$suma" "$(dev_sum "$a")" "lock wait: a after the refusal"
-assert_eq "$sumb" "$(dev_sum "$b")" "lock wait: b after the refusal"
-[ ! -e "$B2" ] || [ -z "$(ls -A "$B2")" ] || fail "lock wait: a refused restore saved a backup"
-echo "ok: refused: the node replaced during the lock wait ($was -> $now)"
+	read -r waiting rc <"$T_TMP/lockcase"
+	assert_eq 1 "$waiting" "$name: it never waited for the lock holding a descriptor of $a"
+	PA_RC=$rc
+	expect_rc 8 "$name: the node replaced during the lock wait"
+	grep -qF "refused: $a changed while waiting for its lock (was $was, now $now)" \
+		"$T_TMP/err" || fail "$name: lock wait: stderr: $(cat "$T_TMP/err")"
+	assert_eq "$suma" "$(dev_sum "$a")" "$name: a after the refusal"
+	assert_eq "$sumb" "$(dev_sum "$b")" "$name: b after the refusal"
+	[ ! -e "$B2" ] || [ -z "$(ls -A "$B2")" ] || fail "$name: a refused run saved a backup"
+	echo "ok: refused: $name: the node replaced during the lock wait ($was -> $now)"
+}
+
+# a holds its old, misaligned table again: fix would write
+lock_swap fix fix --yes --backup-dir "$B2"
+pa_fix "$a"
+expect_rc 1 "clone a: fix again"
+lock_swap restore restore --yes --backup-dir "$B2" "$(backup_of "$a")"
