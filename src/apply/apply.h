@@ -103,19 +103,19 @@ int apply_disk_read(struct pa_disk *d, const struct pa_extent *r, void **buf);
  * malloc'd.
  */
 int apply_backup_save(struct pa_disk *d, const char *dir, const char *id,
-		      const struct pa_extent *regs, size_t n, const struct label_id *after,
-		      uint64_t move_id, char **path);
+		      const struct pa_extent *regs, size_t n,
+		      const struct label_id *after, uint64_t move_id, char **path);
 
 struct pa_backup {
 	unsigned int format; /* 1 or 2 */
-	char *device;        /* where it was taken (informational) */
-	char *id;            /* apply_disk_id() of that disk */
+	char *device;	     /* where it was taken (informational) */
+	char *id;	     /* apply_disk_id() of that disk */
 	uint64_t size;
 	uint32_t logical;
 	char *created;
-	struct label_id *label; /* the table the regions hold (format 1: read from them) */
+	struct label_id *label; /* the table the regions hold, read from them */
 	struct label_id *after; /* format 2: the table written over it, or NULL */
-	uint64_t move_id;       /* format 2: taken before data move move_id; 0: none */
+	uint64_t move_id;	/* format 2: taken before data move move_id; 0: none */
 	size_t n;
 	struct pa_extent *regs;
 	unsigned char **data;

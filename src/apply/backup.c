@@ -106,12 +106,12 @@ static int rd_mem(void *ctx, uint64_t off, void *buf, size_t len)
 	for (i = 0; i < m->n; i++) {
 		uint64_t lo = off > m->regs[i].off ? off : m->regs[i].off;
 		uint64_t hi = off + len < m->regs[i].off + m->regs[i].len
-				      ? off + len
-				      : m->regs[i].off + m->regs[i].len;
+				  ? off + len
+				  : m->regs[i].off + m->regs[i].len;
 
 		if (lo < hi)
-			memcpy((char *)buf + (lo - off), m->data[i] + (lo - m->regs[i].off),
-			       hi - lo);
+			memcpy((char *)buf + (lo - off),
+			       m->data[i] + (lo - m->regs[i].off), hi - lo);
 	}
 	return 0;
 }
@@ -122,7 +122,8 @@ static int rd_disk(void *ctx, uint64_t off, void *buf, size_t len)
 	size_t done = 0;
 
 	while (done < len) {
-		ssize_t n = pread(d->fd, (char *)buf + done, len - done, (off_t)(off + done));
+		ssize_t n =
+		    pread(d->fd, (char *)buf + done, len - done, (off_t)(off + done));
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -153,8 +154,8 @@ static void put_identity(FILE *m, const char *key, const struct label_id *id, bo
 }
 
 int apply_backup_save(struct pa_disk *d, const char *dir, const char *id,
-		      const struct pa_extent *regs, size_t n, const struct label_id *after,
-		      uint64_t move_id, char **path)
+		      const struct pa_extent *regs, size_t n,
+		      const struct label_id *after, uint64_t move_id, char **path)
 {
 	char stamp[32], created[32], trailer[TRAILER_LEN + 1];
 	char *final = NULL, *tmp = NULL, *hdr = NULL;
@@ -202,7 +203,9 @@ int apply_backup_save(struct pa_disk *d, const char *dir, const char *id,
 		rc = -ENOMEM;
 		goto out;
 	}
-	fprintf(m, MAGIC2 "device %s\nid %s\nsize %" PRIu64 "\nlogical %" PRIu32 "\ncreated %s\n",
+	fprintf(m,
+		MAGIC2 "device %s\nid %s\nsize %" PRIu64 "\nlogical %" PRIu32
+		       "\ncreated %s\n",
 		d->path, id, d->size, d->logical, created);
 	put_identity(m, "label", held, true);
 	if (after)
@@ -304,7 +307,8 @@ static bool parse_hex(const char *s, size_t digits, uint64_t *v)
 
 	*v = 0;
 	for (i = 0; i < digits; i++) {
-		const char *hex = "0123456789abcdef", *p = s[i] ? strchr(hex, s[i]) : NULL;
+		static const char hex[] = "0123456789abcdef";
+		const char *p = s[i] ? strchr(hex, s[i]) : NULL;
 
 		if (!p)
 			return false;
@@ -319,7 +323,7 @@ static const char *value_of(const char *line, const char *key)
 	size_t k = strlen(key);
 
 	return strncmp(line, key, k) == 0 && line[k] == ' ' && line[k + 1] ? line + k + 1
-									 : NULL;
+									   : NULL;
 }
 
 static int add_region(struct pa_backup *b, uint64_t off, uint64_t len)
@@ -403,7 +407,8 @@ static int parse_header(const char *buf, size_t len, unsigned int format,
 				return -EBADMSG;
 			seen_size = true;
 		} else if ((v = value_of(line, "logical"))) {
-			if (seen_logical || !parse_u64(v, &x) || x < 512 || x > 65536 || x % 512)
+			if (seen_logical || !parse_u64(v, &x) || x < 512 || x > 65536 ||
+			    x % 512)
 				return -EBADMSG;
 			b->logical = (uint32_t)x;
 			seen_logical = true;
@@ -411,8 +416,9 @@ static int parse_header(const char *buf, size_t len, unsigned int format,
 			char a[32], c[32];
 			int k = 0;
 
-			if (!seen_size || sscanf(v, "%31[0-9] %31[0-9]%n", a, c, &k) != 2 ||
-			    v[k] || !parse_u64(a, &x) || !parse_u64(c, &y))
+			if (!seen_size ||
+			    sscanf(v, "%31[0-9] %31[0-9]%n", a, c, &k) != 2 || v[k] ||
+			    !parse_u64(a, &x) || !parse_u64(c, &y))
 				return -EBADMSG;
 			rc = add_region(b, x, y);
 		} else if (format == 1 && (v = value_of(line, "crc32"))) {
@@ -436,12 +442,13 @@ static int parse_header(const char *buf, size_t len, unsigned int format,
 			    b->after->kind == LABEL_ID_NONE)
 				return -EBADMSG;
 		} else if (format == 2 && (v = value_of(line, "move"))) {
-			if (seen_move || strlen(v) != 16 || !parse_hex(v, 16, &b->move_id) ||
-			    !b->move_id)
+			if (seen_move || strlen(v) != 16 ||
+			    !parse_hex(v, 16, &b->move_id) || !b->move_id)
 				return -EBADMSG;
 			seen_move = true;
 		} else {
-			return -EBADMSG; /* an unknown line: not a backup this version wrote */
+			/* an unknown line: not a backup this version wrote */
+			return -EBADMSG;
 		}
 	}
 	if (rc < 0)
@@ -504,7 +511,8 @@ static bool same_parts(const struct label_id *a, const struct label_id *b)
 	if (a->nparts != b->nparts)
 		return false;
 	for (i = 0; i < a->nparts; i++)
-		if (a->parts[i].num != b->parts[i].num || strcmp(a->parts[i].guid, b->parts[i].guid))
+		if (a->parts[i].num != b->parts[i].num ||
+		    strcmp(a->parts[i].guid, b->parts[i].guid))
 			return false;
 	return true;
 }
@@ -527,7 +535,8 @@ int apply_backup_load(const char *file, struct pa_backup *b)
 	if (len > strlen(MAGIC1) && memcmp(buf, MAGIC1, strlen(MAGIC1)) == 0) {
 		b->format = 1;
 		body = len;
-	} else if (len > strlen(MAGIC2) + TRAILER_LEN && memcmp(buf, MAGIC2, strlen(MAGIC2)) == 0) {
+	} else if (len > strlen(MAGIC2) + TRAILER_LEN &&
+		   memcmp(buf, MAGIC2, strlen(MAGIC2)) == 0) {
 		/* the trailer first: nothing of a damaged file is believed */
 		const char *t = (const char *)buf + len - TRAILER_LEN;
 		char hex[9];
@@ -536,8 +545,8 @@ int apply_backup_load(const char *file, struct pa_backup *b)
 		body = len - TRAILER_LEN;
 		memcpy(hex, t + 6, 8);
 		hex[8] = '\0';
-		if (memcmp(t, "crc32 ", 6) != 0 || t[14] != '\n' || !parse_hex(hex, 8, &x) ||
-		    pa_crc32(0, buf, body) != (uint32_t)x)
+		if (memcmp(t, "crc32 ", 6) != 0 || t[14] != '\n' ||
+		    !parse_hex(hex, 8, &x) || pa_crc32(0, buf, body) != (uint32_t)x)
 			goto out;
 	} else {
 		goto out;
@@ -622,7 +631,8 @@ static int gpt_extent_any(label_read_fn rd, void *ctx, uint32_t logical, uint64_
 		return rc;
 	if (memcmp(h, "EFI PART", 8) != 0)
 		return -ENOENT;
-	array = ((uint64_t)get32(h + 80) * get32(h + 84) + logical - 1) / logical * logical;
+	array =
+	    ((uint64_t)get32(h + 80) * get32(h + 84) + logical - 1) / logical * logical;
 	if (array > (64u << 20) || array / logical + 2 >= nsec)
 		return -EOPNOTSUPP;
 	/* entries right before the header, as partalign and libparted write them */
@@ -734,7 +744,7 @@ int apply_backup_check(const struct pa_backup *b, struct pa_disk *d, uint64_t *b
 	for (i = 0; i < b->n; i++) {
 		uint64_t lo = b->regs[i].off, hi = lo + b->regs[i].len, at = lo;
 
-		/* walk the region: each stretch outside the label areas must be unchanged */
+		/* each stretch outside the label areas must be on the disk already */
 		while (at < hi) {
 			uint64_t next = hi;
 

@@ -141,7 +141,7 @@ int label_dos_system(label_read_fn rd, void *ctx, unsigned int num)
 
 /* ---- label identity ---- */
 
-#define ID_BUF 4096             /* largest header sector and entry size read */
+#define ID_BUF 4096		 /* largest header sector and entry size read */
 #define ID_MAX_ARRAY (64u << 20) /* a bigger entry array is damage, not a label */
 
 /*
@@ -175,8 +175,8 @@ static int gpt_identity_at(label_read_fn rd, void *ctx, uint32_t logical, uint64
 	count = le32(h + 80);
 	esize = le32(h + 84);
 	total = (uint64_t)count * esize;
-	if (esize < 128 || esize > ID_BUF || esize % 8 || total > ID_MAX_ARRAY || elba < 1 ||
-	    elba >= nsec || total > (nsec - elba) * logical)
+	if (esize < 128 || esize > ID_BUF || esize % 8 || total > ID_MAX_ARRAY ||
+	    elba < 1 || elba >= nsec || total > (nsec - elba) * logical)
 		return -ENOENT;
 	memset(id, 0, sizeof(*id));
 	per = ID_BUF / esize * esize;

@@ -398,7 +398,9 @@ static int prepare(const struct opts *o, const char *arg, struct job *j)
 	}
 	if (rc == 0 && (apply_disk_same(&j->disk, major(was), minor(was), &now) < 0 ||
 			(now = makedev(dev->major, dev->minor)) != was)) {
-		msg_err(NULL, 0, "refused: %s changed while waiting for its lock (was %u:%u, now %u:%u)",
+		msg_err(NULL, 0,
+			"refused: %s changed while waiting for its lock (was %u:%u, now "
+			"%u:%u)",
 			arg, major(was), minor(was), major(now), minor(now));
 		apply_disk_close(&j->disk);
 		return PA_EXIT_ERROR;
@@ -616,8 +618,8 @@ static int execute(const struct opts *o, struct job *j)
 		id = apply_disk_id(j->dev);
 		rc = id ? apply_shadow_identity(j->sh, &after) : -ENOMEM;
 		if (rc == 0)
-			rc = apply_backup_save(&j->disk, o->backup_dir, id, regs, nregs, &after, 0,
-					       &j->backup);
+			rc = apply_backup_save(&j->disk, o->backup_dir, id, regs, nregs,
+					       &after, 0, &j->backup);
 		if (rc < 0) {
 			msg_err(j->dev->path, -rc, "cannot save the table backup in %s; nothing written",
 				o->backup_dir);

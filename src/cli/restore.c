@@ -44,8 +44,8 @@ static void usage(FILE *f)
 	      "      --backup-dir DIR  where the backup of the current table goes\n"
 	      "  -h, --help            this text\n"
 	      "\n"
-	      "Exit status: 0 nothing to do, 1 restored, 2 restored but the kernel has the\n"
-	      "old table, 8 error or refused, 16 usage error.\n",
+	      "Exit status: 0 nothing to do, 1 restored, 2 restored but the kernel\n"
+	      "has the old table, 8 error or refused, 16 usage error.\n",
 	      f);
 }
 
@@ -112,7 +112,8 @@ static int identity_ok(const struct pa_backup *b, struct pa_disk *d, const char 
 	if (b->format == 1) {
 		if (id_ok)
 			return 0;
-		msg_err(path, 0, "refused: the backup is of %s, this disk is %s", b->id, id);
+		msg_err(path, 0, "refused: the backup is of %s, this disk is %s", b->id,
+			id);
 		return PA_EXIT_ERROR;
 	}
 	cur = malloc(sizeof(*cur));
@@ -130,30 +131,43 @@ static int identity_ok(const struct pa_backup *b, struct pa_disk *d, const char 
 	text_of(b->label, held, sizeof(held));
 	if (wrote)
 		text_of(wrote, after, sizeof(after));
-	label_ok = cur->kind != LABEL_ID_NONE &&
-		   (label_identity_same(cur, b->label) || (wrote && label_identity_same(cur, wrote)));
+	label_ok =
+	    cur->kind != LABEL_ID_NONE && (label_identity_same(cur, b->label) ||
+					   (wrote && label_identity_same(cur, wrote)));
 	rc = PA_EXIT_ERROR;
 	if (!label_ok && cur->kind != LABEL_ID_NONE) {
-		msg_err(path, 0, "refused: the backup is of the table %s%s%s%s, this disk has %s",
+		msg_err(path, 0,
+			"refused: the backup is of the table %s%s%s%s, this disk has %s",
 			held, wrote ? " (or " : "", after,
 			wrote ? ", which partalign wrote over it)" : "", have);
 	} else if (!label_ok && !force) {
-		msg_err(path, 0, "refused: the disk has no partition table to identify it by "
-				 "(the backup is of %s); --force restores it if the device id "
-				 "matches", held);
+		msg_err(path, 0,
+			"refused: the disk has no partition table to identify it by "
+			"(the backup is of %s); --force restores it if the device id "
+			"matches",
+			held);
 	} else if (!label_ok && !id_ok) {
-		msg_err(path, 0, "refused: the disk has no partition table to identify it by and "
-				 "the backup is of %s, this disk is %s", b->id, id);
+		msg_err(path, 0,
+			"refused: the disk has no partition table to identify it by and "
+			"the backup is of %s, this disk is %s",
+			b->id, id);
 	} else if (!id_ok && !force) {
-		msg_err(path, 0, "refused: the backup is of %s, this disk is %s (its label %s "
-				 "matches: --force if the disk has moved)", b->id, id, have);
+		msg_err(path, 0,
+			"refused: the backup is of %s, this disk is %s (its label %s "
+			"matches: --force if the disk has moved)",
+			b->id, id, have);
 	} else {
 		if (!id_ok)
-			msg_warn(path, "the backup is of %s, this disk is %s; restoring (--force, "
-				       "its label %s matches)", b->id, id, have);
+			msg_warn(
+			    path,
+			    "the backup is of %s, this disk is %s; restoring (--force, "
+			    "its label %s matches)",
+			    b->id, id, have);
 		if (!label_ok)
-			msg_warn(path, "no partition table to identify the disk by; restoring "
-				       "(--force, the device id %s matches)", id);
+			msg_warn(path,
+				 "no partition table to identify the disk by; restoring "
+				 "(--force, the device id %s matches)",
+				 id);
 		rc = 0;
 	}
 	free(cur);
@@ -176,13 +190,17 @@ static int restore(const struct pa_backup *b, const char *file, const char *arg,
 	int rc, status = PA_EXIT_OK;
 
 	if (b->move_id) {
-		msg_err(dev->path, 0, "refused: the backup was taken before data move %016" PRIx64
-				      "; its partitions' data has moved since", b->move_id);
+		msg_err(dev->path, 0,
+			"refused: the backup was taken before data move %016" PRIx64
+			"; its partitions' data has moved since",
+			b->move_id);
 		return PA_EXIT_ERROR;
 	}
 	if (b->format == 1)
-		msg_warn(file, "a format-1 backup: it names its disk only by the device id "
-			       "(%s), so a clone of that disk cannot be told apart", b->id);
+		msg_warn(file,
+			 "a format-1 backup: it names its disk only by the device id "
+			 "(%s), so a clone of that disk cannot be told apart",
+			 b->id);
 	inuse = plan_refusal_in_use(l, dev);
 	if (inuse) {
 		msg_err(dev->path, 0, "refused: %s", inuse);
@@ -192,10 +210,11 @@ static int restore(const struct pa_backup *b, const char *file, const char *arg,
 	rc = apply_disk_open(dev->path, PA_DISK_LOCK | PA_DISK_EXCL, 10000, &d);
 	if (rc < 0) {
 		msg_err(dev->path, rc == -EWOULDBLOCK ? 0 : -rc,
-			rc == -EBUSY	     ? "refused: in use"
-			: rc == -EWOULDBLOCK ? "locked by another process (partalign or udev); "
-					       "try again"
-					     : "cannot open");
+			rc == -EBUSY ? "refused: in use"
+			: rc == -EWOULDBLOCK
+			    ? "locked by another process (partalign or udev); "
+			      "try again"
+			    : "cannot open");
 		return PA_EXIT_ERROR;
 	}
 	/* the lock wait leaves time to replace the node, or to mount the disk */
@@ -211,8 +230,10 @@ static int restore(const struct pa_backup *b, const char *file, const char *arg,
 		rc = -ESTALE;
 	}
 	if (rc < 0) {
-		msg_err(NULL, 0, "refused: %s changed while waiting for its lock (was %u:%u, "
-				 "now %u:%u)", arg, major(was), minor(was), major(now), minor(now));
+		msg_err(NULL, 0,
+			"refused: %s changed while waiting for its lock (was %u:%u, "
+			"now %u:%u)",
+			arg, major(was), minor(was), major(now), minor(now));
 		status = PA_EXIT_ERROR;
 		goto out;
 	}
@@ -247,8 +268,10 @@ static int restore(const struct pa_backup *b, const char *file, const char *arg,
 		goto out;
 	rc = apply_backup_check(b, &d, &bad, &save, &nsave);
 	if (rc == -ERANGE) {
-		msg_err(dev->path, 0, "refused: the backup has a region at byte %" PRIu64
-				      " that is no label sector of its table", bad);
+		msg_err(dev->path, 0,
+			"refused: the backup has a region at byte %" PRIu64
+			" that is no label sector of its table",
+			bad);
 		status = PA_EXIT_ERROR;
 		goto out;
 	}
@@ -269,9 +292,11 @@ static int restore(const struct pa_backup *b, const char *file, const char *arg,
 	}
 	/* what is there now is worth a backup too; the table restored goes over it */
 	rc = apply_backup_save(&d, o->backup_dir, id, save, nsave,
-			       b->label->kind != LABEL_ID_NONE ? b->label : NULL, 0, &saved);
+			       b->label->kind != LABEL_ID_NONE ? b->label : NULL, 0,
+			       &saved);
 	if (rc < 0) {
-		msg_err(dev->path, -rc, "cannot save the current table in %s; nothing written",
+		msg_err(dev->path, -rc,
+			"cannot save the current table in %s; nothing written",
 			o->backup_dir);
 		status = PA_EXIT_ERROR;
 		goto out;
@@ -318,11 +343,11 @@ int cmd_restore(int argc, char **argv)
 {
 	enum { OPT_BACKUP = 256, OPT_FORCE };
 	static const struct option longopts[] = {
-		{"yes", no_argument, NULL, 'y'},
-		{"force", no_argument, NULL, OPT_FORCE},
-		{"backup-dir", required_argument, NULL, OPT_BACKUP},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"yes", no_argument, NULL, 'y'},
+	    {"force", no_argument, NULL, OPT_FORCE},
+	    {"backup-dir", required_argument, NULL, OPT_BACKUP},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	struct ropts o = {.backup_dir = PA_STATEDIR "/backup"};
 	struct pa_scan_opts so = {0};
@@ -363,8 +388,9 @@ int cmd_restore(int argc, char **argv)
 	rc = apply_backup_load(argv[optind], &b);
 	if (rc < 0) {
 		if (rc == -EBADMSG)
-			msg_err(argv[optind], 0, "not a partalign backup, or damaged (checksum, "
-						 "truncated or edited); nothing written to %s",
+			msg_err(argv[optind], 0,
+				"not a partalign backup, or damaged (checksum, "
+				"truncated or edited); nothing written to %s",
 				argv[optind + 1]);
 		else
 			msg_err(argv[optind], -rc, "cannot read; nothing written to %s",

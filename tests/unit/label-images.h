@@ -69,8 +69,8 @@ static inline struct img img_new(uint64_t size)
 	return m;
 }
 
-static inline void mbr_entry(unsigned char *s0, int i, unsigned char boot, unsigned char type,
-		      uint32_t start, uint32_t len)
+static inline void mbr_entry(unsigned char *s0, int i, unsigned char boot,
+			     unsigned char type, uint32_t start, uint32_t len)
 {
 	unsigned char *e = s0 + 446 + 16 * i;
 
@@ -92,8 +92,8 @@ static inline void guid_bytes(unsigned char *g, unsigned char base)
 }
 
 /* One GPT header at @lba with its entry array at @elba (@count entries of @esize). */
-static inline void gpt_header(struct img *m, uint32_t l, uint64_t lba, uint64_t alt, uint64_t elba,
-		       uint32_t count, uint32_t esize)
+static inline void gpt_header(struct img *m, uint32_t l, uint64_t lba, uint64_t alt,
+			      uint64_t elba, uint32_t count, uint32_t esize)
 {
 	unsigned char *h = m->b + lba * l;
 	uint64_t nsec = m->size / l;
@@ -120,7 +120,8 @@ static inline void gpt_header(struct img *m, uint32_t l, uint64_t lba, uint64_t 
  * @size bytes with @l-byte sectors; entries @used[] (1-based numbers, 0
  * ends the list) get unique GUID bytes 0x10*num, 0x10*num+1, ...
  */
-static inline struct img gpt_image(uint64_t size, uint32_t l, uint32_t count, const unsigned *used)
+static inline struct img gpt_image(uint64_t size, uint32_t l, uint32_t count,
+				   const unsigned *used)
 {
 	struct img m = img_new(size);
 	uint64_t nsec = size / l, arr = ((uint64_t)count * 128 + l - 1) / l;
@@ -129,9 +130,10 @@ static inline struct img gpt_image(uint64_t size, uint32_t l, uint32_t count, co
 	mbr_entry(m.b, 0, 0, 0xee, 1, (uint32_t)(nsec - 1));
 	for (i = 0; used[i]; i++) {
 		unsigned char *p = m.b + 2 * l + (uint64_t)(used[i] - 1) * 128;
-		unsigned char *q = m.b + (nsec - 1 - arr) * l + (uint64_t)(used[i] - 1) * 128;
+		unsigned char *q =
+		    m.b + (nsec - 1 - arr) * l + (uint64_t)(used[i] - 1) * 128;
 
-		guid_bytes(p, 0x55);                             /* type */
+		guid_bytes(p, 0x55);				     /* type */
 		guid_bytes(p + 16, (unsigned char)(0x10 * used[i])); /* unique */
 		put64(p + 32, 2048 * used[i]);
 		put64(p + 40, 2048 * used[i] + 1000);
@@ -141,6 +143,5 @@ static inline struct img gpt_image(uint64_t size, uint32_t l, uint32_t count, co
 	gpt_header(&m, l, nsec - 1, 1, nsec - 1 - arr, count, 128);
 	return m;
 }
-
 
 #endif

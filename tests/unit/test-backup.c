@@ -41,8 +41,12 @@ static void disk_of(struct fixture *f, struct img m, uint32_t logical)
 	assert_true(fd >= 0);
 	assert_int_equal(pwrite(fd, m.b, m.size, 0), (ssize_t)m.size);
 	f->m = m;
-	f->d = (struct pa_disk){.fd = fd, .lockfd = -1, .path = "/dev/unit-disk",
-				.size = m.size, .logical = logical, .physical = logical};
+	f->d = (struct pa_disk){.fd = fd,
+				.lockfd = -1,
+				.path = "/dev/unit-disk",
+				.size = m.size,
+				.logical = logical,
+				.physical = logical};
 }
 
 static void fixture_free(struct fixture *f)
@@ -86,8 +90,8 @@ static const unsigned used13[] = {1, 3, 0};
 
 /* GPT regions of a 4 MiB, 512-byte disk: 34 sectors at the start, 33 at the end. */
 static const struct pa_extent gpt_regs[] = {
-	{.off = 0, .len = 34 * 512},
-	{.off = 4 * MiB - 33 * 512, .len = 33 * 512},
+    {.off = 0, .len = 34 * 512},
+    {.off = 4 * MiB - 33 * 512, .len = 33 * 512},
 };
 
 static void test_save_load(void **state)
@@ -110,15 +114,18 @@ static void test_save_load(void **state)
 	file = slurp(path, &len);
 	assert_true(len > 15 + 34 * 512 + 33 * 512);
 	assert_memory_equal(file, "partalign-backup 2\n", 19);
-	snprintf(want, sizeof(want), "crc32 %08" PRIx32 "\n", crc32_bitwise(file, len - 15));
+	snprintf(want, sizeof(want), "crc32 %08" PRIx32 "\n",
+		 crc32_bitwise(file, len - 15));
 	assert_memory_equal(file + len - 15, want, 15);
 	file[len] = '\0';
 	assert_non_null(strstr((char *)file, "\nlabel gpt:" DISK_GUID "\n"));
-	assert_non_null(strstr((char *)file, "\npart 1 13121110-1514-1716-1819-1A1B1C1D1E1F\n"
-					     "part 3 33323130-3534-3736-3839-3A3B3C3D3E3F\n"));
+	assert_non_null(strstr((char *)file,
+			       "\npart 1 13121110-1514-1716-1819-1A1B1C1D1E1F\n"
+			       "part 3 33323130-3534-3736-3839-3A3B3C3D3E3F\n"));
 	assert_non_null(strstr((char *)file, "\nafter dos:0a0b0c0d\n"));
 	assert_non_null(strstr((char *)file, "\nmove 0123456789abcdef\n"));
-	assert_non_null(strstr((char *)file, "\nregion 0 17408\nregion 4177408 16896\nend\n"));
+	assert_non_null(
+	    strstr((char *)file, "\nregion 0 17408\nregion 4177408 16896\nend\n"));
 	free(file);
 
 	assert_int_equal(apply_backup_load(path, &b), 0);
@@ -142,8 +149,8 @@ static void test_save_load(void **state)
 	free(path);
 
 	/* without after and move id: neither line */
-	assert_int_equal(apply_backup_save(&f.d, f.dir, "serial:XYZ", gpt_regs, 2, NULL, 0, &path),
-			 0);
+	assert_int_equal(
+	    apply_backup_save(&f.d, f.dir, "serial:XYZ", gpt_regs, 2, NULL, 0, &path), 0);
 	file = slurp(path, &len);
 	file[len] = '\0';
 	assert_null(strstr((char *)file, "\nafter "));
@@ -170,8 +177,8 @@ static struct img dos_image(void)
 }
 
 static const struct pa_extent dos_regs[] = {
-	{.off = 0, .len = 512},
-	{.off = 2048 * 512, .len = 512},
+    {.off = 0, .len = 512},
+    {.off = 2048 * 512, .len = 512},
 };
 
 /* Any shorter file and any file with one bit changed is refused. */
@@ -184,8 +191,8 @@ static void test_every_truncation_and_flip(void **state)
 	size_t len, i;
 
 	disk_of(&f, dos_image(), 512);
-	assert_int_equal(apply_backup_save(&f.d, f.dir, "name:sdx", dos_regs, 2, NULL, 0, &path),
-			 0);
+	assert_int_equal(
+	    apply_backup_save(&f.d, f.dir, "name:sdx", dos_regs, 2, NULL, 0, &path), 0);
 	file = slurp(path, &len);
 	assert_int_equal(apply_backup_load(path, &b), 0);
 	assert_int_equal(b.label->kind, LABEL_ID_DOS);
@@ -195,14 +202,16 @@ static void test_every_truncation_and_flip(void **state)
 	for (i = 0; i < len; i++) {
 		spit(bad, file, i);
 		if (apply_backup_load(bad, &b) != -EBADMSG)
-			fail_msg("a file cut to %zu of %zu bytes was not refused", i, len);
+			fail_msg("a file cut to %zu of %zu bytes was not refused", i,
+				 len);
 	}
 	for (i = 0; i < len; i++) {
 		file[i] ^= 0x01;
 		spit(bad, file, len);
 		file[i] ^= 0x01;
 		if (apply_backup_load(bad, &b) != -EBADMSG)
-			fail_msg("a file with byte %zu of %zu changed was not refused", i, len);
+			fail_msg("a file with byte %zu of %zu changed was not refused", i,
+				 len);
 	}
 	/* one byte more after the trailer is damage too */
 	file[len] = '\n';
@@ -223,8 +232,8 @@ static void test_label_must_match_bytes(void **state)
 	size_t len;
 
 	disk_of(&f, dos_image(), 512);
-	assert_int_equal(apply_backup_save(&f.d, f.dir, "name:sdx", dos_regs, 2, NULL, 0, &path),
-			 0);
+	assert_int_equal(
+	    apply_backup_save(&f.d, f.dir, "name:sdx", dos_regs, 2, NULL, 0, &path), 0);
 	file = slurp(path, &len);
 	forged = malloc(len + 1);
 	memcpy(forged, file, len);
@@ -258,11 +267,12 @@ static void test_format1(void **state)
 	memcpy(regs, f.m.b, 512);
 	memcpy(regs + 512, f.m.b + 2048 * 512, 512);
 	crc = crc32_bitwise(regs, sizeof(regs));
-	n = (size_t)snprintf(hdr, sizeof(hdr),
-			     "partalign-backup 1\ndevice /dev/sdx\nid name:sdx\nsize %llu\n"
-			     "logical 512\ncreated 2026-11-30T08:00:00Z\nregion 0 512\n"
-			     "region 1048576 512\ncrc32 %08" PRIx32 "\nend\n",
-			     (unsigned long long)(4 * MiB), crc);
+	n = (size_t)snprintf(
+	    hdr, sizeof(hdr),
+	    "partalign-backup 1\ndevice /dev/sdx\nid name:sdx\nsize %llu\n"
+	    "logical 512\ncreated 2026-11-30T08:00:00Z\nregion 0 512\n"
+	    "region 1048576 512\ncrc32 %08" PRIx32 "\nend\n",
+	    (unsigned long long)(4 * MiB), crc);
 	snprintf(path, sizeof(path), "%s/v1.pt", f.dir);
 	o = fopen(path, "wb");
 	assert_non_null(o);
@@ -287,11 +297,12 @@ static void test_format1(void **state)
 	fclose(o);
 	assert_int_equal(apply_backup_load(path, &b), -EBADMSG);
 	regs[700] ^= 0xff;
-	n = (size_t)snprintf(hdr, sizeof(hdr),
-			     "partalign-backup 1\ndevice /dev/sdx\nid name:sdx\nsize %llu\n"
-			     "logical 512\nmove 0123456789abcdef\nregion 0 512\n"
-			     "region 1048576 512\ncrc32 %08" PRIx32 "\nend\n",
-			     (unsigned long long)(4 * MiB), crc);
+	n = (size_t)snprintf(
+	    hdr, sizeof(hdr),
+	    "partalign-backup 1\ndevice /dev/sdx\nid name:sdx\nsize %llu\n"
+	    "logical 512\nmove 0123456789abcdef\nregion 0 512\n"
+	    "region 1048576 512\ncrc32 %08" PRIx32 "\nend\n",
+	    (unsigned long long)(4 * MiB), crc);
 	o = fopen(path, "wb");
 	fwrite(hdr, 1, n, o);
 	fwrite(regs, 1, sizeof(regs), o);
@@ -384,7 +395,8 @@ static void test_check_two_tables(void **state)
 	assert_int_equal(save[1].off, 2048 * 512);
 	free(save);
 	apply_backup_free(&b);
-	/* the same regions in a backup whose MBR has no extended entry: the EBR is data */
+	/* the same regions in a backup whose MBR has no extended entry: the EBR is data
+	 */
 	forge(&f, all, 4, 0, 0, 0, &b);
 	memset(b.data[0] + 446 + 16, 0, 16);
 	memset(b.data[2] + 446 + 16, 0, 16); /* region 2 holds sector 0 as well */
@@ -399,12 +411,12 @@ static void test_check_two_tables(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_save_load),
-		cmocka_unit_test(test_every_truncation_and_flip),
-		cmocka_unit_test(test_label_must_match_bytes),
-		cmocka_unit_test(test_format1),
-		cmocka_unit_test(test_check_regions),
-		cmocka_unit_test(test_check_two_tables),
+	    cmocka_unit_test(test_save_load),
+	    cmocka_unit_test(test_every_truncation_and_flip),
+	    cmocka_unit_test(test_label_must_match_bytes),
+	    cmocka_unit_test(test_format1),
+	    cmocka_unit_test(test_check_regions),
+	    cmocka_unit_test(test_check_two_tables),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

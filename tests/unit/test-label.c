@@ -268,11 +268,13 @@ static void test_format_parse(void **state)
 	assert_int_equal(label_identity_parse("dos:0A0B0C0D", &back), -EINVAL);
 	assert_int_equal(label_identity_parse("dos:0a0b0c0", &back), -EINVAL);
 	assert_int_equal(label_identity_parse("dos:0a0b0c0d0", &back), -EINVAL);
-	assert_int_equal(label_identity_parse("gpt:" "a3a2a1a0-a5a4-a7a6-a8a9-aaabacadaeaf", &back),
-			 -EINVAL);
-	assert_int_equal(label_identity_parse("gpt:A3A2A1A0A5A4-A7A6-A8A9-AAABACADAEAF-",
+	assert_int_equal(label_identity_parse("gpt:"
+					      "a3a2a1a0-a5a4-a7a6-a8a9-aaabacadaeaf",
 					      &back),
 			 -EINVAL);
+	assert_int_equal(
+	    label_identity_parse("gpt:A3A2A1A0A5A4-A7A6-A8A9-AAABACADAEAF-", &back),
+	    -EINVAL);
 	assert_int_equal(label_identity_parse("wwn:0x5000", &back), -EINVAL);
 	assert_int_equal(label_identity_parse("", &back), -EINVAL);
 	free(m.b);
@@ -305,22 +307,22 @@ static void test_clones_differ(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_gpt_512),
-		cmocka_unit_test(test_gpt_4096),
-		cmocka_unit_test(test_gpt_primary_header_damaged),
-		cmocka_unit_test(test_gpt_primary_signature_gone),
-		cmocka_unit_test(test_gpt_primary_array_damaged),
-		cmocka_unit_test(test_gpt_both_damaged),
-		cmocka_unit_test(test_gpt_backup_header_wrong_lba),
-		cmocka_unit_test(test_gpt_too_many_parts),
-		cmocka_unit_test(test_gpt_256_entries),
-		cmocka_unit_test(test_dos),
-		cmocka_unit_test(test_dos_zero_signature),
-		cmocka_unit_test(test_boot_sector_not_dos),
-		cmocka_unit_test(test_protective_without_gpt),
-		cmocka_unit_test(test_blank_and_errors),
-		cmocka_unit_test(test_format_parse),
-		cmocka_unit_test(test_clones_differ),
+	    cmocka_unit_test(test_gpt_512),
+	    cmocka_unit_test(test_gpt_4096),
+	    cmocka_unit_test(test_gpt_primary_header_damaged),
+	    cmocka_unit_test(test_gpt_primary_signature_gone),
+	    cmocka_unit_test(test_gpt_primary_array_damaged),
+	    cmocka_unit_test(test_gpt_both_damaged),
+	    cmocka_unit_test(test_gpt_backup_header_wrong_lba),
+	    cmocka_unit_test(test_gpt_too_many_parts),
+	    cmocka_unit_test(test_gpt_256_entries),
+	    cmocka_unit_test(test_dos),
+	    cmocka_unit_test(test_dos_zero_signature),
+	    cmocka_unit_test(test_boot_sector_not_dos),
+	    cmocka_unit_test(test_protective_without_gpt),
+	    cmocka_unit_test(test_blank_and_errors),
+	    cmocka_unit_test(test_format_parse),
+	    cmocka_unit_test(test_clones_differ),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
