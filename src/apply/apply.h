@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "core/device.h"
 #include "core/diag.h"
@@ -44,6 +45,21 @@ void apply_disk_close(struct pa_disk *d);
 
 /* A stable identity for backups: "wwn:…", "serial:…", "file:…" or "name:…". */
 char *apply_disk_id(const struct pa_dev *whole);
+
+/*
+ * Is @d (both its descriptor and the one holding the lock) still the block
+ * device @major:@minor that was scanned?  0 if so; -ESTALE if not, with
+ * *now (may be NULL) set to the device the descriptor opened; or -errno.
+ * Call it after apply_disk_open(), whose lock wait leaves time for the
+ * node to be replaced.
+ */
+int apply_disk_same(const struct pa_disk *d, unsigned int major, unsigned int minor,
+		    dev_t *now);
+
+struct label_id; /* apply/label.h */
+
+/* The label identity (label_identity()) of the table on @d now. */
+int apply_disk_identity(struct pa_disk *d, struct label_id *id);
 
 struct pa_extent {
 	uint64_t off; /* bytes */
@@ -77,27 +93,63 @@ int apply_shadow_regions(struct pa_shadow *sh, struct pa_extent **regs, size_t *
 struct pa_journal;
 int apply_shadow_unmark(struct pa_shadow *sh, const struct pa_journal *j);
 
+/* The label identity of the table in the shadow (after staging: the new one). */
+int apply_shadow_identity(struct pa_shadow *sh, struct label_id *id);
 /* Content of the shadow at @r (malloc'd, r->len bytes). */
 int apply_shadow_read(struct pa_shadow *sh, const struct pa_extent *r, void **buf);
 
 /* The disk content of @regs, to back it up before the first write. */
 int apply_disk_read(struct pa_disk *d, const struct pa_extent *r, void **buf);
 
-/* Backup files: <dir>/<id>-<UTC>.pt holding the content of @regs. */
+/*
+ * Backup files (format 2, see backup.c): <dir>/<id>-<UTC>.pt holding the
+ * content of @regs on @d, the label identity of the table those bytes hold,
+ * and @after (may be NULL): the identity of the table about to be written
+ * over it, which restore accepts on the disk as well.  @move_id (0: none)
+ * marks a backup taken before a data move; restore refuses it.  *path is
+ * malloc'd.
+ */
 int apply_backup_save(struct pa_disk *d, const char *dir, const char *id,
-		      const struct pa_extent *regs, size_t n, char **path);
+		      const struct pa_extent *regs, size_t n,
+		      const struct label_id *after, uint64_t move_id, char **path);
 
 struct pa_backup {
-	char *device;
-	char *id;
+	unsigned int format; /* 1 or 2 */
+	char *device;	     /* where it was taken (informational) */
+	char *id;	     /* apply_disk_id() of that disk */
 	uint64_t size;
 	uint32_t logical;
 	char *created;
+	struct label_id *label; /* the table the regions hold, read from them */
+	struct label_id *after; /* format 2: the table written over it, or NULL */
+	uint64_t move_id;	/* format 2: taken before data move move_id; 0: none */
 	size_t n;
 	struct pa_extent *regs;
 	unsigned char **data;
 };
+
+/*
+ * Load @file (format 1 or 2) into @b; apply_backup_free() frees it.
+ * -EBADMSG for anything but a whole, unchanged backup: a bad checksum, a
+ * truncated file, an unknown or missing header line, a label line that
+ * does not match the bytes.
+ */
 int apply_backup_load(const char *file, struct pa_backup *b);
+
+/*
+ * What restore may write: the label areas of the table @b holds (sector 0
+ * or the protective MBR, the GPT header and entry array at both ends, the
+ * dos EBRs of its chain, all found by parsing @b's own bytes) and those of
+ * the table on @d now.  0 if every region of @b lies inside them, except
+ * for stretches the disk already holds byte for byte (the restore does not
+ * write those: a second restore of one backup is a no-op); -ERANGE with
+ * *bad = the first byte of a stretch that is neither; or -errno.  With
+ * @save non-NULL it also gives the extents a backup of @d must hold before
+ * the restore writes (@b's regions and both tables' label areas, merged;
+ * malloc'd array in *save, count in *nsave).
+ */
+int apply_backup_check(const struct pa_backup *b, struct pa_disk *d, uint64_t *bad,
+		       struct pa_extent **save, size_t *nsave);
 /*
  * The regions of @b split and marked for apply_write_regions(): sectors of
  * the label the backup holds are written first (sector 0, its switch, last

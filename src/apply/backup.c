@@ -1,19 +1,30 @@
 /*
- * Partition-table backups: a short text header, then the raw bytes of each
- * region.  Written to a temporary file in the backup directory, fsynced,
- * renamed, and the directory fsynced, before the first write to the disk.
+ * Partition-table backups: a short text header, the raw bytes of each
+ * region, and a CRC-32 of everything before it.  Written to a temporary
+ * file in the backup directory, fsynced, renamed, and the directory
+ * fsynced, before the first write to the disk.
  *
- *   partalign-backup 1
- *   device /dev/sdb
- *   id wwn:0x5000c500a1b2c3d4
- *   size 10737418240
- *   logical 512
+ *   partalign-backup 2
+ *   device /dev/sdb                          where it was taken (informational)
+ *   id wwn:0x5000c500a1b2c3d4                apply_disk_id() of that disk
+ *   size 10737418240                         bytes
+ *   logical 512                              logical sector size
  *   created 2026-11-30T08:00:00Z
- *   region 0 17408
+ *   label gpt:0D7D1C5E-2B4A-4C6F-9E1B-3A5C7D9E1F20   the table the regions hold
+ *   part 1 6E0E8C4A-...                      its partitions' unique GUIDs (gpt)
+ *   after dos:1a2b3c4d                       optional: the table partalign
+ *                                            wrote over it
+ *   move 0123456789abcdef                    optional: taken before data move
+ *   region 0 17408                           byte offset, length
  *   region 10737401344 16896
- *   crc32 1a2b3c4d
  *   end
  *   <region bytes, in order>
+ *   crc32 1a2b3c4d                           CRC-32 of every byte before "crc32"
+ *
+ * "label" is label_identity() of the region bytes themselves (checked on
+ * load), "none" for a disk without a table.  Format 1 (still read) had
+ * "partalign-backup 1", no label/part/after/move lines, and a "crc32" line
+ * before "end" covering the region bytes only.
  */
 #include "config.h"
 
@@ -31,8 +42,14 @@
 #include "apply/label.h"
 #include "core/crc32.h"
 
-#define MAGIC "partalign-backup 1\n"
+#define MAGIC1 "partalign-backup 1\n"
+#define MAGIC2 "partalign-backup 2\n"
+#define TRAILER_LEN 15 /* "crc32 xxxxxxxx\n" */
 #define MAX_REGIONS 1024
+#define MAX_REGION (64ull << 20)
+#define MAX_FILE (256ull << 20)
+#define MAX_LINE 4096
+#define MAX_LABEL 258
 
 static int mkdirs(const char *dir)
 {
@@ -73,26 +90,99 @@ static int write_all(int fd, const void *buf, size_t len)
 	return 0;
 }
 
-int apply_backup_save(struct pa_disk *d, const char *dir, const char *id,
-		      const struct pa_extent *regs, size_t n, char **path)
+/* An image made of regions: bytes they do not hold read as 0. */
+struct mem_image {
+	const struct pa_extent *regs;
+	unsigned char *const *data;
+	size_t n;
+};
+
+static int rd_mem(void *ctx, uint64_t off, void *buf, size_t len)
 {
-	char stamp[32], created[32], *final = NULL, *tmp = NULL, *hdr = NULL;
-	void **data = calloc(n ? n : 1, sizeof(*data));
+	const struct mem_image *m = ctx;
+	size_t i;
+
+	memset(buf, 0, len);
+	for (i = 0; i < m->n; i++) {
+		uint64_t lo = off > m->regs[i].off ? off : m->regs[i].off;
+		uint64_t hi = off + len < m->regs[i].off + m->regs[i].len
+				  ? off + len
+				  : m->regs[i].off + m->regs[i].len;
+
+		if (lo < hi)
+			memcpy((char *)buf + (lo - off),
+			       m->data[i] + (lo - m->regs[i].off), hi - lo);
+	}
+	return 0;
+}
+
+static int rd_disk(void *ctx, uint64_t off, void *buf, size_t len)
+{
+	struct pa_disk *d = ctx;
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t n =
+		    pread(d->fd, (char *)buf + done, len - done, (off_t)(off + done));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			break;
+		done += (size_t)n;
+	}
+	memset((char *)buf + done, 0, len - done);
+	return 0;
+}
+
+int apply_disk_identity(struct pa_disk *d, struct label_id *id)
+{
+	return label_identity(rd_disk, d, d->logical, d->size, id);
+}
+
+static void put_identity(FILE *m, const char *key, const struct label_id *id, bool parts)
+{
+	char text[64];
+	size_t i;
+
+	label_identity_format(id, text, sizeof(text));
+	fprintf(m, "%s %s\n", key, text);
+	for (i = 0; parts && i < id->nparts; i++)
+		fprintf(m, "part %u %s\n", id->parts[i].num, id->parts[i].guid);
+}
+
+int apply_backup_save(struct pa_disk *d, const char *dir, const char *id,
+		      const struct pa_extent *regs, size_t n,
+		      const struct label_id *after, uint64_t move_id, char **path)
+{
+	char stamp[32], created[32], trailer[TRAILER_LEN + 1];
+	char *final = NULL, *tmp = NULL, *hdr = NULL;
+	unsigned char **data = calloc(n ? n : 1, sizeof(*data));
+	struct label_id *held = malloc(sizeof(*held));
+	struct mem_image img = {.regs = regs, .n = n};
 	struct timespec ts;
 	struct tm tm;
-	uint32_t crc = 0;
+	uint32_t crc;
 	size_t i, len = 0;
 	int fd = -1, dfd = -1, rc;
 	FILE *m;
 
-	if (!data)
-		return -ENOMEM;
+	if (!data || !held) {
+		rc = -ENOMEM;
+		goto out;
+	}
 	for (i = 0; i < n; i++) {
-		rc = apply_disk_read(d, &regs[i], &data[i]);
+		rc = apply_disk_read(d, &regs[i], (void **)&data[i]);
 		if (rc < 0)
 			goto out;
-		crc = pa_crc32(crc, data[i], regs[i].len);
 	}
+	/* the identity of the table these bytes hold, as restore will read it */
+	img.data = data;
+	rc = label_identity(rd_mem, &img, d->logical, d->size, held);
+	if (rc < 0)
+		goto out;
 	rc = mkdirs(dir);
 	if (rc < 0)
 		goto out;
@@ -113,15 +203,26 @@ int apply_backup_save(struct pa_disk *d, const char *dir, const char *id,
 		rc = -ENOMEM;
 		goto out;
 	}
-	fprintf(m, MAGIC "device %s\nid %s\nsize %" PRIu64 "\nlogical %" PRIu32 "\ncreated %s\n",
+	fprintf(m,
+		MAGIC2 "device %s\nid %s\nsize %" PRIu64 "\nlogical %" PRIu32
+		       "\ncreated %s\n",
 		d->path, id, d->size, d->logical, created);
+	put_identity(m, "label", held, true);
+	if (after)
+		put_identity(m, "after", after, false);
+	if (move_id)
+		fprintf(m, "move %016" PRIx64 "\n", move_id);
 	for (i = 0; i < n; i++)
 		fprintf(m, "region %" PRIu64 " %" PRIu64 "\n", regs[i].off, regs[i].len);
-	fprintf(m, "crc32 %08" PRIx32 "\nend\n", crc);
+	fputs("end\n", m);
 	if (fclose(m) != 0) {
 		rc = -ENOMEM;
 		goto out;
 	}
+	crc = pa_crc32(0, hdr, len);
+	for (i = 0; i < n; i++)
+		crc = pa_crc32(crc, data[i], regs[i].len);
+	snprintf(trailer, sizeof(trailer), "crc32 %08" PRIx32 "\n", crc);
 	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	if (fd < 0 && errno == EEXIST) {
 		/* left by a run of the same pid that was killed: ours to replace */
@@ -135,6 +236,8 @@ int apply_backup_save(struct pa_disk *d, const char *dir, const char *id,
 	rc = write_all(fd, hdr, len);
 	for (i = 0; i < n && rc == 0; i++)
 		rc = write_all(fd, data[i], regs[i].len);
+	if (rc == 0)
+		rc = write_all(fd, trailer, TRAILER_LEN);
 	if (rc == 0 && fsync(fd) < 0)
 		rc = -errno;
 	if (close(fd) < 0 && rc == 0)
@@ -156,9 +259,10 @@ int apply_backup_save(struct pa_disk *d, const char *dir, const char *id,
 		final = NULL;
 	}
 out:
-	for (i = 0; i < n; i++)
+	for (i = 0; data && i < n; i++)
 		free(data[i]);
 	free(data);
+	free(held);
 	free(hdr);
 	free(tmp);
 	free(final);
@@ -176,74 +280,278 @@ void apply_backup_free(struct pa_backup *b)
 	free(b->device);
 	free(b->id);
 	free(b->created);
+	free(b->label);
+	free(b->after);
 	memset(b, 0, sizeof(*b));
 }
 
-static int parse_header(FILE *f, struct pa_backup *b, uint32_t *crc)
+/* A decimal number with nothing before or after it. */
+static bool parse_u64(const char *s, uint64_t *v)
 {
-	char *line = NULL;
-	size_t cap = 0;
-	bool magic = false, end = false;
-	int rc = -EBADMSG;
+	char *end;
+	unsigned long long x;
 
-	while (!end && getline(&line, &cap, f) > 0) {
-		char val[4096];
-		unsigned long long x, y;
+	if (*s < '0' || *s > '9')
+		return false;
+	errno = 0;
+	x = strtoull(s, &end, 10);
+	if (errno || *end)
+		return false;
+	*v = x;
+	return true;
+}
 
-		if (!magic) {
-			magic = strcmp(line, MAGIC) == 0;
-			if (!magic)
-				break;
-		} else if (strcmp(line, "end\n") == 0) {
-			end = true;
-		} else if (sscanf(line, "device %4095s", val) == 1) {
-			free(b->device);
-			b->device = strdup(val);
-		} else if (sscanf(line, "id %4095s", val) == 1) {
-			free(b->id);
-			b->id = strdup(val);
-		} else if (sscanf(line, "created %4095s", val) == 1) {
-			free(b->created);
-			b->created = strdup(val);
-		} else if (sscanf(line, "size %llu", &x) == 1) {
-			b->size = x;
-		} else if (sscanf(line, "logical %llu", &x) == 1) {
-			b->logical = (uint32_t)x;
-		} else if (sscanf(line, "crc32 %llx", &x) == 1) {
-			*crc = (uint32_t)x;
-		} else if (sscanf(line, "region %llu %llu", &x, &y) == 2) {
-			struct pa_extent *r;
+static bool parse_hex(const char *s, size_t digits, uint64_t *v)
+{
+	size_t i;
 
-			if (b->n == MAX_REGIONS || y == 0 || y > (64ull << 20))
-				break;
-			r = realloc(b->regs, (b->n + 1) * sizeof(*r));
-			if (!r) {
-				rc = -ENOMEM;
-				break;
-			}
-			b->regs = r;
-			b->regs[b->n++] = (struct pa_extent){.off = x, .len = y};
-		} else {
+	*v = 0;
+	for (i = 0; i < digits; i++) {
+		static const char hex[] = "0123456789abcdef";
+		const char *p = s[i] ? strchr(hex, s[i]) : NULL;
+
+		if (!p)
+			return false;
+		*v = *v << 4 | (uint64_t)(p - hex);
+	}
+	return s[digits] == '\0';
+}
+
+/* "KEY VALUE": the value if @line starts with @key and a space. */
+static const char *value_of(const char *line, const char *key)
+{
+	size_t k = strlen(key);
+
+	return strncmp(line, key, k) == 0 && line[k] == ' ' && line[k + 1] ? line + k + 1
+									   : NULL;
+}
+
+static int add_region(struct pa_backup *b, uint64_t off, uint64_t len)
+{
+	struct pa_extent *r;
+
+	if (b->n == MAX_REGIONS || len == 0 || len > MAX_REGION || off + len < off ||
+	    off + len > b->size)
+		return -EBADMSG;
+	r = realloc(b->regs, (b->n + 1) * sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	b->regs = r;
+	b->regs[b->n++] = (struct pa_extent){.off = off, .len = len};
+	return 0;
+}
+
+static int add_part(struct label_id *id, const char *v)
+{
+	struct label_id g;
+	char text[48];
+	uint64_t num;
+	const char *sp = strchr(v, ' ');
+
+	if (!sp || (size_t)(sp - v) > 10 || id->nparts == LABEL_ID_MAX_PARTS)
+		return -EBADMSG;
+	memcpy(text, v, (size_t)(sp - v));
+	text[sp - v] = '\0';
+	if (!parse_u64(text, &num) || num == 0 || num > UINT32_MAX ||
+	    (id->nparts && num <= id->parts[id->nparts - 1].num))
+		return -EBADMSG;
+	if (snprintf(text, sizeof(text), "gpt:%s", sp + 1) >= (int)sizeof(text) ||
+	    label_identity_parse(text, &g) < 0)
+		return -EBADMSG;
+	id->parts[id->nparts].num = (unsigned int)num;
+	memcpy(id->parts[id->nparts++].guid, g.disk, sizeof(g.disk));
+	return 0;
+}
+
+/*
+ * The header of a format-@format backup in @buf[0..@len): fills @b; *used
+ * is where the region bytes start.  Format 1's "crc32" line goes to *crc1.
+ */
+static int parse_header(const char *buf, size_t len, unsigned int format,
+			struct pa_backup *b, size_t *used, uint32_t *crc1)
+{
+	char line[MAX_LINE + 1];
+	bool seen_size = false, seen_logical = false, seen_crc = false, seen_move = false;
+	size_t pos = strlen(MAGIC1); /* the magic line, checked by the caller */
+	int rc = 0;
+
+	while (rc == 0) {
+		const char *nl = memchr(buf + pos, '\n', len - pos), *v;
+		size_t l;
+		uint64_t x, y;
+
+		if (!nl || (size_t)(nl - (buf + pos)) > MAX_LINE)
+			return -EBADMSG;
+		l = (size_t)(nl - (buf + pos));
+		memcpy(line, buf + pos, l);
+		line[l] = '\0';
+		pos += l + 1;
+		if (memchr(line, '\0', l))
+			return -EBADMSG;
+		if (strcmp(line, "end") == 0)
 			break;
+		if ((v = value_of(line, "device"))) {
+			if (b->device)
+				return -EBADMSG;
+			b->device = strdup(v);
+		} else if ((v = value_of(line, "id"))) {
+			if (b->id || strchr(v, ' '))
+				return -EBADMSG;
+			b->id = strdup(v);
+		} else if ((v = value_of(line, "created"))) {
+			if (b->created)
+				return -EBADMSG;
+			b->created = strdup(v);
+		} else if ((v = value_of(line, "size"))) {
+			if (seen_size || !parse_u64(v, &b->size))
+				return -EBADMSG;
+			seen_size = true;
+		} else if ((v = value_of(line, "logical"))) {
+			if (seen_logical || !parse_u64(v, &x) || x < 512 || x > 65536 ||
+			    x % 512)
+				return -EBADMSG;
+			b->logical = (uint32_t)x;
+			seen_logical = true;
+		} else if ((v = value_of(line, "region"))) {
+			char a[32], c[32];
+			int k = 0;
+
+			if (!seen_size ||
+			    sscanf(v, "%31[0-9] %31[0-9]%n", a, c, &k) != 2 || v[k] ||
+			    !parse_u64(a, &x) || !parse_u64(c, &y))
+				return -EBADMSG;
+			rc = add_region(b, x, y);
+		} else if (format == 1 && (v = value_of(line, "crc32"))) {
+			if (seen_crc || strlen(v) != 8 || !parse_hex(v, 8, &x))
+				return -EBADMSG;
+			*crc1 = (uint32_t)x;
+			seen_crc = true;
+		} else if (format == 2 && (v = value_of(line, "label"))) {
+			if (b->label || !(b->label = malloc(sizeof(*b->label))))
+				return b->label ? -EBADMSG : -ENOMEM;
+			if (label_identity_parse(v, b->label) < 0)
+				return -EBADMSG;
+		} else if (format == 2 && (v = value_of(line, "part"))) {
+			if (!b->label || b->label->kind != LABEL_ID_GPT)
+				return -EBADMSG;
+			rc = add_part(b->label, v);
+		} else if (format == 2 && (v = value_of(line, "after"))) {
+			if (b->after || !(b->after = malloc(sizeof(*b->after))))
+				return b->after ? -EBADMSG : -ENOMEM;
+			if (label_identity_parse(v, b->after) < 0 ||
+			    b->after->kind == LABEL_ID_NONE)
+				return -EBADMSG;
+		} else if (format == 2 && (v = value_of(line, "move"))) {
+			if (seen_move || strlen(v) != 16 ||
+			    !parse_hex(v, 16, &b->move_id) || !b->move_id)
+				return -EBADMSG;
+			seen_move = true;
+		} else {
+			/* an unknown line: not a backup this version wrote */
+			return -EBADMSG;
 		}
 	}
-	free(line);
-	if (end && b->device && b->id && b->size && b->logical && b->n)
-		rc = 0;
+	if (rc < 0)
+		return rc;
+	if (!b->device || !b->id || !seen_size || !b->size || !seen_logical || !b->n ||
+	    (format == 1 && !seen_crc) || (format == 2 && (!b->label || !b->created)))
+		return -EBADMSG;
+	*used = pos;
+	return 0;
+}
+
+/* The whole file, if it is not absurdly big for a table backup. */
+static int read_file(const char *file, unsigned char **buf, size_t *len)
+{
+	struct stat st;
+	size_t done = 0;
+	int fd = open(file, O_RDONLY | O_CLOEXEC), rc = 0;
+
+	*buf = NULL;
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0) {
+		rc = -errno;
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode) || (uint64_t)st.st_size > MAX_FILE) {
+		rc = S_ISREG(st.st_mode) ? -EBADMSG : -EINVAL;
+		goto out;
+	}
+	*buf = malloc((size_t)st.st_size + 1);
+	if (!*buf) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	while (done < (size_t)st.st_size) {
+		ssize_t n = read(fd, *buf + done, (size_t)st.st_size - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			rc = n < 0 ? -errno : -EBADMSG;
+			goto out;
+		}
+		done += (size_t)n;
+	}
+	*len = done;
+out:
+	if (rc < 0) {
+		free(*buf);
+		*buf = NULL;
+	}
+	close(fd);
 	return rc;
+}
+
+static bool same_parts(const struct label_id *a, const struct label_id *b)
+{
+	size_t i;
+
+	if (a->nparts != b->nparts)
+		return false;
+	for (i = 0; i < a->nparts; i++)
+		if (a->parts[i].num != b->parts[i].num ||
+		    strcmp(a->parts[i].guid, b->parts[i].guid))
+			return false;
+	return true;
 }
 
 int apply_backup_load(const char *file, struct pa_backup *b)
 {
-	FILE *f = fopen(file, "re");
+	unsigned char *buf = NULL;
+	struct label_id *held = NULL;
+	struct mem_image img;
 	uint32_t crc = 0, want = 0;
-	size_t i;
+	uint64_t x;
+	size_t len = 0, body, pos, i;
 	int rc;
 
 	memset(b, 0, sizeof(*b));
-	if (!f)
-		return -errno;
-	rc = parse_header(f, b, &want);
+	rc = read_file(file, &buf, &len);
+	if (rc < 0)
+		return rc;
+	rc = -EBADMSG;
+	if (len > strlen(MAGIC1) && memcmp(buf, MAGIC1, strlen(MAGIC1)) == 0) {
+		b->format = 1;
+		body = len;
+	} else if (len > strlen(MAGIC2) + TRAILER_LEN &&
+		   memcmp(buf, MAGIC2, strlen(MAGIC2)) == 0) {
+		/* the trailer first: nothing of a damaged file is believed */
+		const char *t = (const char *)buf + len - TRAILER_LEN;
+		char hex[9];
+
+		b->format = 2;
+		body = len - TRAILER_LEN;
+		memcpy(hex, t + 6, 8);
+		hex[8] = '\0';
+		if (memcmp(t, "crc32 ", 6) != 0 || t[14] != '\n' ||
+		    !parse_hex(hex, 8, &x) || pa_crc32(0, buf, body) != (uint32_t)x)
+			goto out;
+	} else {
+		goto out;
+	}
+	rc = parse_header((const char *)buf, body, b->format, b, &pos, &want);
 	if (rc < 0)
 		goto out;
 	b->data = calloc(b->n, sizeof(*b->data));
@@ -252,21 +560,41 @@ int apply_backup_load(const char *file, struct pa_backup *b)
 		goto out;
 	}
 	for (i = 0; i < b->n; i++) {
+		if (b->regs[i].len > body - pos) {
+			rc = -EBADMSG;
+			goto out;
+		}
 		b->data[i] = malloc(b->regs[i].len);
 		if (!b->data[i]) {
 			rc = -ENOMEM;
 			goto out;
 		}
-		if (fread(b->data[i], 1, b->regs[i].len, f) != b->regs[i].len) {
-			rc = -EBADMSG;
-			goto out;
-		}
+		memcpy(b->data[i], buf + pos, b->regs[i].len);
 		crc = pa_crc32(crc, b->data[i], b->regs[i].len);
+		pos += b->regs[i].len;
 	}
-	if (fgetc(f) != EOF || crc != want)
-		rc = -EBADMSG;
+	rc = -EBADMSG;
+	if (pos != body || (b->format == 1 && crc != want))
+		goto out;
+	/* what the bytes hold: format 2 must say so; format 1 learns it here */
+	held = malloc(sizeof(*held));
+	img = (struct mem_image){.regs = b->regs, .data = b->data, .n = b->n};
+	if (!held) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	if (label_identity(rd_mem, &img, b->logical, b->size, held) < 0)
+		goto out;
+	if (b->format == 2 &&
+	    (!label_identity_same(held, b->label) || !same_parts(held, b->label)))
+		goto out;
+	free(b->label);
+	b->label = held;
+	held = NULL;
+	rc = 0;
 out:
-	fclose(f);
+	free(held);
+	free(buf);
 	if (rc < 0)
 		apply_backup_free(b);
 	return rc;
@@ -276,46 +604,199 @@ out:
 static int rd_backup(void *ctx, uint64_t off, void *buf, size_t len)
 {
 	const struct pa_backup *b = ctx;
-	size_t i;
+	struct mem_image img = {.regs = b->regs, .data = b->data, .n = b->n};
 
-	memset(buf, 0, len);
-	for (i = 0; i < b->n; i++) {
-		uint64_t lo = off > b->regs[i].off ? off : b->regs[i].off;
-		uint64_t hi = off + len < b->regs[i].off + b->regs[i].len
-				      ? off + len
-				      : b->regs[i].off + b->regs[i].len;
+	return rd_mem(&img, off, buf, len);
+}
 
-		if (lo < hi)
-			memcpy((char *)buf + (lo - off), b->data[i] + (lo - b->regs[i].off),
-			       hi - lo);
-	}
+static uint32_t get32(const unsigned char *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+/* A GPT header with its entry array at LBA 2 (primary) or just before it (backup). */
+static int gpt_extent_any(label_read_fn rd, void *ctx, uint32_t logical, uint64_t size,
+			  uint64_t *head, uint64_t *tail)
+{
+	unsigned char h[512];
+	uint64_t nsec = size / logical, array;
+	int rc = label_gpt_extent(rd, ctx, logical, head, tail);
+
+	if (rc == 0 || nsec < 3)
+		return rc;
+	/* the primary is gone: the backup header at the last LBA says the same */
+	rc = rd(ctx, (nsec - 1) * logical, h, sizeof(h));
+	if (rc < 0)
+		return rc;
+	if (memcmp(h, "EFI PART", 8) != 0)
+		return -ENOENT;
+	array =
+	    ((uint64_t)get32(h + 80) * get32(h + 84) + logical - 1) / logical * logical;
+	if (array > (64u << 20) || array / logical + 2 >= nsec)
+		return -EOPNOTSUPP;
+	/* entries right before the header, as partalign and libparted write them */
+	if (((uint64_t)get32(h + 76) << 32 | get32(h + 72)) != nsec - 1 - array / logical)
+		return -EOPNOTSUPP;
+	*head = 2ull * logical + array;
+	*tail = logical + array;
 	return 0;
 }
 
-#define MAX_LABEL 258
+/*
+ * The label areas of the table on an image of @size bytes: GPT (a
+ * protective MBR, or no dos table and a GPT header): the head up to the end
+ * of the entry array and the backup array and header at the end, as found
+ * from either header; dos: sector 0 and every EBR of its chain; nothing
+ * else.  At most MAX_LABEL extents, all inside the image.
+ */
+static int label_areas(label_read_fn rd, void *ctx, uint32_t logical, uint64_t size,
+		       struct pa_extent *ext, size_t *n)
+{
+	unsigned char s0[512];
+	uint64_t head, tail, ebrs[MAX_LABEL - 1];
+	bool protective = false, mbr;
+	int e, rc;
+
+	*n = 0;
+	if (size < logical)
+		return 0;
+	rc = rd(ctx, 0, s0, sizeof(s0));
+	if (rc < 0)
+		return rc;
+	mbr = s0[510] == 0x55 && s0[511] == 0xaa;
+	for (e = 0; e < 4; e++)
+		protective |= s0[446 + 16 * e + 4] == 0xee;
+	if (protective || !mbr) {
+		rc = gpt_extent_any(rd, ctx, logical, size, &head, &tail);
+		if (rc == 0 && head + tail <= size) {
+			ext[(*n)++] = (struct pa_extent){.off = 0, .len = head};
+			ext[(*n)++] = (struct pa_extent){.off = size - tail, .len = tail};
+		} else if (protective) {
+			ext[(*n)++] = (struct pa_extent){.off = 0, .len = logical};
+		}
+		return 0;
+	}
+	ext[(*n)++] = (struct pa_extent){.off = 0, .len = logical};
+	rc = label_dos_ebrs(rd, ctx, logical, ebrs, MAX_LABEL - 1);
+	for (e = 0; e < rc; e++)
+		if (ebrs[e] + logical <= size && ebrs[e] % logical == 0)
+			ext[(*n)++] = (struct pa_extent){.off = ebrs[e], .len = logical};
+	return rc < 0 ? rc : 0;
+}
+
+static int cmp_extent(const void *a, const void *b)
+{
+	const struct pa_extent *x = a, *y = b;
+
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+/* Sort @v and merge what overlaps or touches; returns the new count. */
+static size_t merge_extents(struct pa_extent *v, size_t n)
+{
+	size_t i, k = 0;
+
+	qsort(v, n, sizeof(*v), cmp_extent);
+	for (i = 0; i < n; i++) {
+		if (k && v[i].off <= v[k - 1].off + v[k - 1].len) {
+			uint64_t end = v[i].off + v[i].len;
+
+			if (end > v[k - 1].off + v[k - 1].len)
+				v[k - 1].len = end - v[k - 1].off;
+		} else {
+			v[k] = v[i];
+			v[k++].late = false;
+		}
+	}
+	return k;
+}
+
+/* 1 if the disk holds @len bytes @buf at @off, 0 if not, or -errno. */
+static int same_on_disk(struct pa_disk *d, uint64_t off, uint64_t len, const void *buf)
+{
+	struct pa_extent r = {.off = off, .len = len};
+	void *cur;
+	int rc = apply_disk_read(d, &r, &cur);
+
+	if (rc < 0)
+		return rc;
+	rc = memcmp(cur, buf, len) == 0;
+	free(cur);
+	return rc;
+}
+
+int apply_backup_check(const struct pa_backup *b, struct pa_disk *d, uint64_t *bad,
+		       struct pa_extent **save, size_t *nsave)
+{
+	struct pa_extent *all = calloc(2 * MAX_LABEL + b->n, sizeof(*all));
+	size_t na = 0, nd = 0, nall, i, j;
+	int rc;
+
+	if (!all)
+		return -ENOMEM;
+	rc = label_areas(rd_backup, (void *)b, b->logical, b->size, all, &na);
+	if (rc == 0)
+		rc = label_areas(rd_disk, d, d->logical, d->size, all + na, &nd);
+	if (rc < 0)
+		goto out;
+	nall = merge_extents(all, na + nd);
+	for (i = 0; i < b->n; i++) {
+		uint64_t lo = b->regs[i].off, hi = lo + b->regs[i].len, at = lo;
+
+		/* each stretch outside the label areas must be on the disk already */
+		while (at < hi) {
+			uint64_t next = hi;
+
+			for (j = 0; j < nall; j++) {
+				if (all[j].off <= at && at < all[j].off + all[j].len)
+					break;
+				if (all[j].off > at && all[j].off < next)
+					next = all[j].off;
+			}
+			if (j < nall) {
+				at = all[j].off + all[j].len;
+				continue;
+			}
+			rc = same_on_disk(d, at, next - at, b->data[i] + (at - lo));
+			if (rc < 0)
+				goto out;
+			if (rc == 0) {
+				*bad = at;
+				rc = -ERANGE;
+				goto out;
+			}
+			rc = 0;
+			at = next;
+		}
+	}
+	if (save) {
+		for (i = 0; i < b->n; i++)
+			all[nall++] = b->regs[i];
+		nall = merge_extents(all, nall);
+		for (i = 0; i < nall; i++)
+			if (all[i].off + all[i].len > d->size)
+				all[i].len = d->size - all[i].off;
+		*save = all;
+		*nsave = nall;
+		all = NULL;
+	}
+out:
+	free(all);
+	return rc;
+}
 
 int apply_backup_order(const struct pa_backup *b, struct pa_extent **regs, void ***bufs,
 		       size_t *n)
 {
 	struct pa_extent label[MAX_LABEL];
-	unsigned char s0[512];
-	uint64_t head, tail, ebrs[MAX_LABEL - 2], cuts[2 * MAX_LABEL + 2];
+	uint64_t cuts[2 * MAX_LABEL + 2];
 	size_t nl = 0, i, j, k = 0, nc;
-	bool gpt = false;
 	int e, rc;
 
-	rc = rd_backup((void *)b, 0, s0, sizeof(s0));
-	for (e = 0; rc == 0 && e < 4; e++)
-		gpt |= s0[446 + 16 * e + 4] == 0xee;
-	if (gpt && label_gpt_extent(rd_backup, (void *)b, b->logical, &head, &tail) == 0) {
-		label[nl++] = (struct pa_extent){.off = 0, .len = head};
-		label[nl++] = (struct pa_extent){.off = b->size - tail, .len = tail};
-	} else if (s0[510] == 0x55 && s0[511] == 0xaa) {
-		label[nl++] = (struct pa_extent){.off = 0, .len = b->logical};
-		rc = label_dos_ebrs(rd_backup, (void *)b, b->logical, ebrs, MAX_LABEL - 2);
-		for (e = 0; e < rc; e++)
-			label[nl++] = (struct pa_extent){.off = ebrs[e], .len = b->logical};
-	}
+	rc = label_areas(rd_backup, (void *)b, b->logical, b->size, label, &nl);
+	if (rc < 0)
+		return rc;
 	*regs = calloc(b->n * (2 * nl + 1) + 1, sizeof(**regs));
 	*bufs = calloc(b->n * (2 * nl + 1) + 1, sizeof(**bufs));
 	if (!*regs || !*bufs) {

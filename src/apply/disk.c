@@ -13,6 +13,8 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -71,6 +73,23 @@ fail:
 	close(d->lockfd);
 	d->fd = d->lockfd = -1;
 	return rc;
+}
+
+int apply_disk_same(const struct pa_disk *d, unsigned int major, unsigned int minor,
+		    dev_t *now)
+{
+	dev_t want = makedev(major, minor);
+	struct stat a, b;
+
+	if (fstat(d->fd, &a) < 0 || fstat(d->lockfd, &b) < 0)
+		return -errno;
+	if (now)
+		*now = a.st_rdev != want ? a.st_rdev : b.st_rdev;
+	/* the lock was taken on one node, the disk opened after the wait: both */
+	if (!S_ISBLK(a.st_mode) || !S_ISBLK(b.st_mode) || a.st_rdev != want ||
+	    b.st_rdev != want)
+		return -ESTALE;
+	return 0;
 }
 
 void apply_disk_close(struct pa_disk *d)

@@ -1,7 +1,8 @@
 /*
  * Raw GPT and dos structures: enough parsing to know which sectors hold a
- * label and to show type and unique GUIDs.  All reads go through a callback
- * so the same code reads the disk and the in-memory shadow.
+ * label, to show type and unique GUIDs, and to tell one disk's label from a
+ * clone's (label_identity).  All reads go through a callback so the same
+ * code reads the disk, the in-memory shadow and a backup file's regions.
  */
 #include "config.h"
 
@@ -11,6 +12,7 @@
 #include <string.h>
 
 #include "apply/label.h"
+#include "core/crc32.h"
 
 static uint32_t le32(const unsigned char *p)
 {
@@ -135,4 +137,180 @@ int label_dos_system(label_read_fn rd, void *ctx, unsigned int num)
 	if (s[510] != 0x55 || s[511] != 0xaa || s[446 + 16 * (num - 1) + 4] == 0)
 		return -ENOENT;
 	return s[446 + 16 * (num - 1) + 4];
+}
+
+/* ---- label identity ---- */
+
+#define ID_BUF 4096		 /* largest header sector and entry size read */
+#define ID_MAX_ARRAY (64u << 20) /* a bigger entry array is damage, not a label */
+
+/*
+ * The GPT header at @lba, if valid: signature, size, header CRC, its own
+ * LBA, an entry array on the disk; then the entry array's CRC, collecting
+ * the used entries into @id on the way.  0, -ENOENT (not valid) or -errno.
+ */
+static int gpt_identity_at(label_read_fn rd, void *ctx, uint32_t logical, uint64_t nsec,
+			   uint64_t lba, struct label_id *id)
+{
+	static const unsigned char zero[16];
+	unsigned char h[ID_BUF], buf[ID_BUF];
+	uint32_t hsize, want, count, esize, crc = 0, per;
+	uint64_t elba, total, done = 0;
+	unsigned int num = 0;
+	int rc;
+
+	rc = rd(ctx, lba * logical, h, logical < ID_BUF ? logical : ID_BUF);
+	if (rc < 0)
+		return rc;
+	if (memcmp(h, "EFI PART", 8) != 0)
+		return -ENOENT;
+	hsize = le32(h + 12);
+	if (hsize < 92 || hsize > logical || hsize > ID_BUF || le64(h + 24) != lba)
+		return -ENOENT;
+	want = le32(h + 16);
+	memset(h + 16, 0, 4);
+	if (pa_crc32(0, h, hsize) != want)
+		return -ENOENT;
+	elba = le64(h + 72);
+	count = le32(h + 80);
+	esize = le32(h + 84);
+	total = (uint64_t)count * esize;
+	if (esize < 128 || esize > ID_BUF || esize % 8 || total > ID_MAX_ARRAY ||
+	    elba < 1 || elba >= nsec || total > (nsec - elba) * logical)
+		return -ENOENT;
+	memset(id, 0, sizeof(*id));
+	per = ID_BUF / esize * esize;
+	while (done < total) {
+		uint32_t len = total - done < per ? (uint32_t)(total - done) : per, o;
+
+		rc = rd(ctx, elba * logical + done, buf, len);
+		if (rc < 0)
+			return rc;
+		crc = pa_crc32(crc, buf, len);
+		for (o = 0; o < len; o += esize) {
+			num++;
+			if (memcmp(buf + o, zero, 16) == 0)
+				continue;
+			if (id->nparts == LABEL_ID_MAX_PARTS)
+				return -E2BIG;
+			id->parts[id->nparts].num = num;
+			guid_text(buf + o + 16, id->parts[id->nparts++].guid);
+		}
+		done += len;
+	}
+	if (crc != le32(h + 88)) {
+		memset(id, 0, sizeof(*id));
+		return -ENOENT;
+	}
+	id->kind = LABEL_ID_GPT;
+	guid_text(h + 56, id->disk);
+	return 0;
+}
+
+int label_identity(label_read_fn rd, void *ctx, uint32_t logical, uint64_t disk_size,
+		   struct label_id *id)
+{
+	unsigned char s[512];
+	uint64_t nsec = logical ? disk_size / logical : 0;
+	bool mbr, protective = false, boot_ok = true;
+	int i, rc;
+
+	memset(id, 0, sizeof(*id));
+	if (logical < 512 || logical % 512)
+		return -EINVAL;
+	if (nsec < 1)
+		return 0;
+	rc = rd(ctx, 0, s, sizeof(s));
+	if (rc < 0)
+		return rc;
+	mbr = s[510] == 0x55 && s[511] == 0xaa;
+	for (i = 0; i < 4; i++) {
+		protective |= s[446 + 16 * i + 4] == 0xee;
+		boot_ok &= s[446 + 16 * i] == 0x00 || s[446 + 16 * i] == 0x80;
+	}
+	if (mbr && !protective) {
+		if (!boot_ok)
+			return 0; /* 55 AA, but a boot sector rather than a table */
+		id->kind = LABEL_ID_DOS;
+		snprintf(id->disk, sizeof(id->disk), "%08x", le32(s + 440));
+		return 0;
+	}
+	if (nsec < 3)
+		return 0; /* no room for a GPT */
+	rc = gpt_identity_at(rd, ctx, logical, nsec, 1, id);
+	if (rc == -ENOENT) {
+		rc = gpt_identity_at(rd, ctx, logical, nsec, nsec - 1, id);
+		id->backup_header = rc == 0;
+	}
+	if (rc == -ENOENT) {
+		memset(id, 0, sizeof(*id));
+		return 0;
+	}
+	if (rc < 0)
+		memset(id, 0, sizeof(*id));
+	return rc;
+}
+
+int label_identity_format(const struct label_id *id, char *buf, size_t len)
+{
+	int n;
+
+	switch (id->kind) {
+	case LABEL_ID_GPT:
+		n = snprintf(buf, len, "gpt:%s", id->disk);
+		break;
+	case LABEL_ID_DOS:
+		n = snprintf(buf, len, "dos:%s", id->disk);
+		break;
+	default:
+		n = snprintf(buf, len, "none");
+		break;
+	}
+	if (n < 0 || (size_t)n >= len) {
+		if (len)
+			buf[0] = '\0';
+		return -ENOSPC;
+	}
+	return n;
+}
+
+static bool all_of(const char *s, size_t n, const char *set)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!s[i] || !strchr(set, s[i]))
+			return false;
+	return true;
+}
+
+int label_identity_parse(const char *s, struct label_id *id)
+{
+	static const char upper[] = "0123456789ABCDEF", lower[] = "0123456789abcdef";
+	int i;
+
+	memset(id, 0, sizeof(*id));
+	if (strcmp(s, "none") == 0)
+		return 0;
+	if (strncmp(s, "dos:", 4) == 0 && strlen(s + 4) == 8 && all_of(s + 4, 8, lower)) {
+		id->kind = LABEL_ID_DOS;
+		memcpy(id->disk, s + 4, 9);
+		return 0;
+	}
+	if (strncmp(s, "gpt:", 4) != 0 || strlen(s + 4) != 36)
+		return -EINVAL;
+	for (i = 0; i < 36; i++) {
+		bool dash = i == 8 || i == 13 || i == 18 || i == 23;
+
+		if (dash ? s[4 + i] != '-' : !all_of(s + 4 + i, 1, upper))
+			return -EINVAL;
+	}
+	id->kind = LABEL_ID_GPT;
+	memcpy(id->disk, s + 4, 37);
+	return 0;
+}
+
+bool label_identity_same(const struct label_id *a, const struct label_id *b)
+{
+	return a->kind == b->kind && strcmp(a->disk, b->disk) == 0;
 }

@@ -1,7 +1,9 @@
 /*
  * Raw label layout, for the few things libparted 3.5 does not expose: where
- * the GPT arrays and dos EBRs lie, and the GPT type GUID and unique GUID of
- * each entry.  Internal to src/apply/.
+ * the GPT arrays and dos EBRs lie, the GPT type GUID and unique GUID of
+ * each entry, and the on-disk identity of a label (label_identity).  Pure:
+ * every read goes through a label_read_fn, so the same code parses a disk,
+ * the in-memory shadow, a backup file's regions or a test's image.
  */
 #ifndef PARTALIGN_LABEL_H
 #define PARTALIGN_LABEL_H
@@ -32,5 +34,74 @@ int label_gpt_entry_guids(label_read_fn rd, void *ctx, uint32_t logical, unsigne
 
 /* dos primary entry @num (1..4): system id, or -ENOENT. */
 int label_dos_system(label_read_fn rd, void *ctx, unsigned int num);
+
+/*
+ * The on-disk identity of a partition table: what the label itself says it
+ * is, as opposed to what the disk reports (serial, WWN: the same on every
+ * clone of a VM image).
+ *
+ *   kind   LABEL_ID_GPT: a GPT header with a valid signature, header CRC and
+ *          entry-array CRC: the primary at LBA 1, or, when the primary is
+ *          damaged, the backup header at the last LBA (then @backup_header
+ *          is true).  A dos sector 0 with a 0xEE (protective) entry is
+ *          never dos: without a valid GPT header it is LABEL_ID_NONE.
+ *          LABEL_ID_DOS: sector 0 ends in 55 AA, every boot indicator is
+ *          0x00 or 0x80 and no entry has type 0xEE.
+ *          LABEL_ID_NONE: neither (blank, wiped, a file system, damaged).
+ *   disk   gpt: the disk GUID, as sgdisk and sfdisk print it (upper case,
+ *          "01234567-89AB-CDEF-0123-456789ABCDEF"); dos: the disk signature
+ *          (le32 of bytes 440..443 of sector 0) as 8 lower-case hex digits,
+ *          as sfdisk's label-id without "0x"; none: "".
+ *   parts  gpt: the unique GUID of every used entry (type GUID not zero),
+ *          by entry number, ascending; dos: none (a dos PARTUUID is only
+ *          the disk signature and a number).
+ */
+enum label_id_kind {
+	LABEL_ID_NONE = 0,
+	LABEL_ID_DOS,
+	LABEL_ID_GPT,
+};
+
+#define LABEL_ID_MAX_PARTS 256
+
+struct label_id_part {
+	unsigned int num; /* 1-based entry number */
+	char guid[37];
+};
+
+struct label_id {
+	enum label_id_kind kind;
+	bool backup_header; /* gpt: read from the backup header (primary damaged) */
+	char disk[37];
+	size_t nparts;
+	struct label_id_part parts[LABEL_ID_MAX_PARTS];
+};
+
+/*
+ * Read the identity of the label on an image of @disk_size bytes with
+ * @logical-byte sectors into @id.  Returns 0 (also for LABEL_ID_NONE),
+ * -E2BIG when a GPT has more than LABEL_ID_MAX_PARTS used entries, or the
+ * -errno of @rd.  Only @rd does I/O; nothing is allocated.
+ */
+int label_identity(label_read_fn rd, void *ctx, uint32_t logical, uint64_t disk_size,
+		   struct label_id *id);
+
+/*
+ * The stable text form of @id's kind and disk key: "gpt:<DISK-GUID>",
+ * "dos:<8 hex digits>" or "none" (the partition GUIDs are not in it).
+ * Returns the length written (as snprintf, NUL not counted) or -ENOSPC
+ * when @len is too small (then @buf holds "" if @len > 0).
+ */
+int label_identity_format(const struct label_id *id, char *buf, size_t len);
+
+/*
+ * The reverse of label_identity_format for the kind and disk key (no
+ * partitions): 0, or -EINVAL for text that label_identity_format cannot
+ * produce.
+ */
+int label_identity_parse(const char *s, struct label_id *id);
+
+/* Same kind and disk key (partition GUIDs are not compared). */
+bool label_identity_same(const struct label_id *a, const struct label_id *b);
 
 #endif

@@ -525,6 +525,11 @@ int apply_shadow_regions(struct pa_shadow *sh, struct pa_extent **regs, size_t *
 	return 0;
 }
 
+int apply_shadow_identity(struct pa_shadow *sh, struct label_id *id)
+{
+	return label_identity(rd_fd, &sh->memfd, sh->logical, sh->size, id);
+}
+
 int apply_shadow_read(struct pa_shadow *sh, const struct pa_extent *r, void **buf)
 {
 	void *b = malloc(r->len ? r->len : 1);

@@ -14,10 +14,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "apply/apply.h"
+#include "apply/label.h"
 #include "cli/cli.h"
 #include "cli/move-cli.h"
 #include "core/exitcodes.h"
@@ -364,6 +366,7 @@ static int prepare(const struct opts *o, const char *arg, struct job *j)
 	struct pa_diags msgs = {0};
 	struct pa_dev *dev = NULL;
 	char *inuse = NULL;
+	dev_t was, now = 0;
 	int rc;
 
 	rc = scan_one(arg, j, &dev);
@@ -385,12 +388,22 @@ static int prepare(const struct opts *o, const char *arg, struct job *j)
 	 * A multipath map is claimed by its own kpartx partition maps, so it
 	 * cannot be opened O_EXCL; its users are counted instead (map_in_use).
 	 */
+	was = makedev(dev->major, dev->minor);
 	rc = apply_disk_open(dev->path,
 			     PA_DISK_LOCK | (dev->kind == PA_KIND_MPATH ? 0 : PA_DISK_EXCL),
 			     o->wait_ms, &j->disk);
 	/* what another holder of the lock did is visible only now: scan again */
 	if (rc == 0 && (rc = scan_one(arg, j, &dev)) < 0) {
 		msg_err(arg, -rc, "cannot scan");
+		return PA_EXIT_ERROR;
+	}
+	if (rc == 0 && (apply_disk_same(&j->disk, major(was), minor(was), &now) < 0 ||
+			(now = makedev(dev->major, dev->minor)) != was)) {
+		msg_err(NULL, 0,
+			"refused: %s changed while waiting for its lock (was %u:%u, now "
+			"%u:%u)",
+			arg, major(was), minor(was), major(now), minor(now));
+		apply_disk_close(&j->disk);
 		return PA_EXIT_ERROR;
 	}
 	j->dev = dev;
@@ -582,6 +595,7 @@ static int wipe_steps(struct pa_writer *w, const struct job *j, bool after)
 /* Past the gate: backup, wipe, write, tell the kernel, verify.  Returns exit bits. */
 static int execute(const struct opts *o, struct job *j)
 {
+	struct label_id after;
 	struct pa_kpart kp[256];
 	struct pa_diags msgs = {0};
 	struct pa_writer *w = NULL;
@@ -610,8 +624,10 @@ static int execute(const struct opts *o, struct job *j)
 			goto out;
 		}
 		id = apply_disk_id(j->dev);
-		rc = id ? apply_backup_save(&j->disk, o->backup_dir, id, regs, nregs, &j->backup)
-			: -ENOMEM;
+		rc = id ? apply_shadow_identity(j->sh, &after) : -ENOMEM;
+		if (rc == 0)
+			rc = apply_backup_save(&j->disk, o->backup_dir, id, regs, nregs,
+					       &after, 0, &j->backup);
 		if (rc < 0) {
 			msg_err(j->dev->path, -rc, "cannot save the table backup in %s; nothing written",
 				o->backup_dir);

@@ -1,7 +1,10 @@
 /*
  * partalign restore FILE DEVICE: write a table backup (made by fix) back to
  * the disk it came from, then make the kernel see the restored table.
- * Refuses another disk: the size, sector size and identity must match.
+ * Refuses another disk: the size, sector size, the label identity (GPT
+ * disk GUID, dos signature) and the device id must match (see the man page
+ * for the rule and what --force relaxes), and every region of the backup
+ * must be a label sector of the table it holds or of the table on the disk.
  */
 #include "config.h"
 
@@ -11,12 +14,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "apply/apply.h"
+#include "apply/label.h"
 #include "cli/cli.h"
 #include "core/exitcodes.h"
 #include "scan/scan.h"
+
+struct ropts {
+	bool yes;
+	bool force;
+	const char *backup_dir;
+};
 
 static void usage(FILE *f)
 {
@@ -27,11 +38,14 @@ static void usage(FILE *f)
 	      "\n"
 	      "Options:\n"
 	      "  -y, --yes             do not ask for confirmation\n"
+	      "      --force           accept a disk whose device id changed (its label\n"
+	      "                        matches), or one without a partition table whose\n"
+	      "                        device id matches\n"
 	      "      --backup-dir DIR  where the backup of the current table goes\n"
 	      "  -h, --help            this text\n"
 	      "\n"
-	      "Exit status: 0 nothing to do, 1 restored, 2 restored but the kernel has the\n"
-	      "old table, 8 error or refused, 16 usage error.\n",
+	      "Exit status: 0 nothing to do, 1 restored, 2 restored but the kernel\n"
+	      "has the old table, 8 error or refused, 16 usage error.\n",
 	      f);
 }
 
@@ -57,39 +71,182 @@ static int table_parts(struct pa_disk *d, struct pa_kpart *k, size_t max, size_t
 	return 0;
 }
 
-static int restore(const struct pa_backup *b, const struct pa_devlist *l,
-		   const struct pa_dev *dev, bool yes, const char *backup_dir)
+/* Scan @arg and its neighbourhood into @l and find it there. */
+static int scan_one(const char *arg, struct pa_devlist *l, struct pa_dev **dev)
+{
+	char *names[] = {(char *)arg};
+	struct pa_scan_opts so = {.names = names, .nnames = 1};
+	struct pa_diags diags = {0};
+	int rc;
+
+	pa_devlist_free(l);
+	rc = scan_devices(&so, l, &diags);
+	msg_diags(&diags);
+	pa_diags_free(&diags);
+	return rc < 0 ? rc : scan_lookup(l, arg, dev);
+}
+
+static void text_of(const struct label_id *id, char *buf, size_t len)
+{
+	if (label_identity_format(id, buf, len) < 0)
+		snprintf(buf, len, "?");
+}
+
+/*
+ * The identity rule.  Format 2: the disk's label identity must be the one
+ * of the table the backup holds or of the table partalign wrote over it,
+ * and the device id must be the backup's; --force waives one of the two:
+ * the device id (a disk moved to another controller), or the label when
+ * the disk has none that can be identified.  Format 1 has only the device
+ * id, which --force cannot waive.  0 to go on, or PA_EXIT_ERROR (said).
+ */
+static int identity_ok(const struct pa_backup *b, struct pa_disk *d, const char *path,
+		       const char *id, bool force)
+{
+	struct label_id *cur;
+	const struct label_id *wrote = b->after;
+	char have[64], held[64], after[64] = "";
+	bool id_ok = strcmp(id, b->id) == 0, label_ok;
+	int rc;
+
+	if (b->format == 1) {
+		if (id_ok)
+			return 0;
+		msg_err(path, 0, "refused: the backup is of %s, this disk is %s", b->id,
+			id);
+		return PA_EXIT_ERROR;
+	}
+	cur = malloc(sizeof(*cur));
+	if (!cur)
+		return PA_EXIT_ERROR;
+	rc = apply_disk_identity(d, cur);
+	if (rc < 0) {
+		msg_err(path, -rc, "cannot read the partition table");
+		free(cur);
+		return PA_EXIT_ERROR;
+	}
+	if (wrote && label_identity_same(wrote, b->label))
+		wrote = NULL; /* fix rewrote the table in place: one identity */
+	text_of(cur, have, sizeof(have));
+	text_of(b->label, held, sizeof(held));
+	if (wrote)
+		text_of(wrote, after, sizeof(after));
+	label_ok =
+	    cur->kind != LABEL_ID_NONE && (label_identity_same(cur, b->label) ||
+					   (wrote && label_identity_same(cur, wrote)));
+	rc = PA_EXIT_ERROR;
+	if (!label_ok && cur->kind != LABEL_ID_NONE) {
+		msg_err(path, 0,
+			"refused: the backup is of the table %s%s%s%s, this disk has %s",
+			held, wrote ? " (or " : "", after,
+			wrote ? ", which partalign wrote over it)" : "", have);
+	} else if (!label_ok && !force) {
+		msg_err(path, 0,
+			"refused: the disk has no partition table to identify it by "
+			"(the backup is of %s); --force restores it if the device id "
+			"matches",
+			held);
+	} else if (!label_ok && !id_ok) {
+		msg_err(path, 0,
+			"refused: the disk has no partition table to identify it by and "
+			"the backup is of %s, this disk is %s",
+			b->id, id);
+	} else if (!id_ok && !force) {
+		msg_err(path, 0,
+			"refused: the backup is of %s, this disk is %s (its label %s "
+			"matches: --force if the disk has moved)",
+			b->id, id, have);
+	} else {
+		if (!id_ok)
+			msg_warn(
+			    path,
+			    "the backup is of %s, this disk is %s; restoring (--force, "
+			    "its label %s matches)",
+			    b->id, id, have);
+		if (!label_ok)
+			msg_warn(path,
+				 "no partition table to identify the disk by; restoring "
+				 "(--force, the device id %s matches)",
+				 id);
+		rc = 0;
+	}
+	free(cur);
+	return rc;
+}
+
+static int restore(const struct pa_backup *b, const char *file, const char *arg,
+		   struct pa_devlist *l, struct pa_dev *dev, const struct ropts *o)
 {
 	struct pa_diags msgs = {0};
 	struct pa_writer *w = NULL;
 	struct pa_disk d;
 	struct pa_kpart k[256];
-	char *id = apply_disk_id(dev), *inuse = NULL, *saved = NULL;
-	uint64_t written = 0;
-	struct pa_extent *regs = NULL;
+	char *id = NULL, *inuse = NULL, *saved = NULL;
+	dev_t was = makedev(dev->major, dev->minor), now = 0;
+	uint64_t written = 0, bad = 0;
+	struct pa_extent *regs = NULL, *save = NULL;
 	void **bufs = NULL;
-	size_t n = 0, i, nregs = 0;
+	size_t n = 0, i, nregs = 0, nsave = 0;
 	int rc, status = PA_EXIT_OK;
 
-	if (!id)
-		return PA_EXIT_ERROR;
-	if (strcmp(id, b->id) != 0) {
-		msg_err(dev->path, 0, "refused: the backup is of %s, this disk is %s", b->id, id);
-		free(id);
+	if (b->move_id) {
+		msg_err(dev->path, 0,
+			"refused: the backup was taken before data move %016" PRIx64
+			"; its partitions' data has moved since",
+			b->move_id);
 		return PA_EXIT_ERROR;
 	}
+	if (b->format == 1)
+		msg_warn(file,
+			 "a format-1 backup: it names its disk only by the device id "
+			 "(%s), so a clone of that disk cannot be told apart",
+			 b->id);
 	inuse = plan_refusal_in_use(l, dev);
 	if (inuse) {
 		msg_err(dev->path, 0, "refused: %s", inuse);
 		free(inuse);
-		free(id);
 		return PA_EXIT_ERROR;
 	}
 	rc = apply_disk_open(dev->path, PA_DISK_LOCK | PA_DISK_EXCL, 10000, &d);
 	if (rc < 0) {
-		msg_err(dev->path, -rc, rc == -EBUSY ? "refused: in use" : "cannot open");
-		free(id);
+		msg_err(dev->path, rc == -EWOULDBLOCK ? 0 : -rc,
+			rc == -EBUSY ? "refused: in use"
+			: rc == -EWOULDBLOCK
+			    ? "locked by another process (partalign or udev); "
+			      "try again"
+			    : "cannot open");
 		return PA_EXIT_ERROR;
+	}
+	/* the lock wait leaves time to replace the node, or to mount the disk */
+	rc = scan_one(arg, l, &dev);
+	if (rc < 0) {
+		msg_err(arg, -rc, "cannot scan");
+		status = PA_EXIT_ERROR;
+		goto out;
+	}
+	rc = apply_disk_same(&d, major(was), minor(was), &now);
+	if (rc == 0 && makedev(dev->major, dev->minor) != was) {
+		now = makedev(dev->major, dev->minor);
+		rc = -ESTALE;
+	}
+	if (rc < 0) {
+		msg_err(NULL, 0,
+			"refused: %s changed while waiting for its lock (was %u:%u, "
+			"now %u:%u)",
+			arg, major(was), minor(was), major(now), minor(now));
+		status = PA_EXIT_ERROR;
+		goto out;
+	}
+	inuse = plan_refusal_in_use(l, dev);
+	if (inuse) {
+		msg_err(dev->path, 0, "refused: %s", inuse);
+		status = PA_EXIT_ERROR;
+		goto out;
+	}
+	id = apply_disk_id(dev);
+	if (!id) {
+		status = PA_EXIT_ERROR;
+		goto out;
 	}
 	if (d.size != b->size || d.logical != b->logical) {
 		msg_err(dev->path, 0,
@@ -106,7 +263,24 @@ static int restore(const struct pa_backup *b, const struct pa_devlist *l,
 			status = PA_EXIT_ERROR;
 			goto out;
 		}
-	if (!yes) {
+	status = identity_ok(b, &d, dev->path, id, o->force);
+	if (status != PA_EXIT_OK)
+		goto out;
+	rc = apply_backup_check(b, &d, &bad, &save, &nsave);
+	if (rc == -ERANGE) {
+		msg_err(dev->path, 0,
+			"refused: the backup has a region at byte %" PRIu64
+			" that is no label sector of its table",
+			bad);
+		status = PA_EXIT_ERROR;
+		goto out;
+	}
+	if (rc < 0) {
+		msg_err(dev->path, -rc, "cannot read the partition table");
+		status = PA_EXIT_ERROR;
+		goto out;
+	}
+	if (!o->yes) {
 		char line[16];
 
 		fprintf(stderr, "Write the partition table saved %s back to %s? [y/N] ",
@@ -116,11 +290,14 @@ static int restore(const struct pa_backup *b, const struct pa_devlist *l,
 			goto out;
 		}
 	}
-	/* what is there now is worth a backup too */
-	rc = apply_backup_save(&d, backup_dir, id, b->regs, b->n, &saved);
+	/* what is there now is worth a backup too; the table restored goes over it */
+	rc = apply_backup_save(&d, o->backup_dir, id, save, nsave,
+			       b->label->kind != LABEL_ID_NONE ? b->label : NULL, 0,
+			       &saved);
 	if (rc < 0) {
-		msg_err(dev->path, -rc, "cannot save the current table in %s; nothing written",
-			backup_dir);
+		msg_err(dev->path, -rc,
+			"cannot save the current table in %s; nothing written",
+			o->backup_dir);
 		status = PA_EXIT_ERROR;
 		goto out;
 	}
@@ -153,7 +330,9 @@ out:
 	apply_gate_close(w);
 	apply_disk_close(&d);
 	pa_diags_free(&msgs);
+	free(inuse);
 	free(saved);
+	free(save);
 	free(regs);
 	free(bufs);
 	free(id);
@@ -162,29 +341,32 @@ out:
 
 int cmd_restore(int argc, char **argv)
 {
-	enum { OPT_BACKUP = 256 };
+	enum { OPT_BACKUP = 256, OPT_FORCE };
 	static const struct option longopts[] = {
-		{"yes", no_argument, NULL, 'y'},
-		{"backup-dir", required_argument, NULL, OPT_BACKUP},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"yes", no_argument, NULL, 'y'},
+	    {"force", no_argument, NULL, OPT_FORCE},
+	    {"backup-dir", required_argument, NULL, OPT_BACKUP},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
-	const char *backup_dir = PA_STATEDIR "/backup";
+	struct ropts o = {.backup_dir = PA_STATEDIR "/backup"};
 	struct pa_scan_opts so = {0};
 	struct pa_devlist devs = {0};
 	struct pa_diags diags = {0};
 	struct pa_backup b;
 	struct pa_dev *dev = NULL;
-	bool yes = false;
 	int c, rc, status;
 
 	while ((c = getopt_long(argc, argv, "yh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'y':
-			yes = true;
+			o.yes = true;
+			break;
+		case OPT_FORCE:
+			o.force = true;
 			break;
 		case OPT_BACKUP:
-			backup_dir = optarg;
+			o.backup_dir = optarg;
 			break;
 		case 'h':
 			usage(stdout);
@@ -198,15 +380,21 @@ int cmd_restore(int argc, char **argv)
 		usage(stderr);
 		return PA_EXIT_USAGE;
 	}
-	if (!yes && !isatty(STDIN_FILENO)) {
+	if (!o.yes && !isatty(STDIN_FILENO)) {
 		msg_err(NULL, 0, "restore needs confirmation and standard input is not a "
 				 "terminal: use --yes");
 		return PA_EXIT_USAGE;
 	}
 	rc = apply_backup_load(argv[optind], &b);
 	if (rc < 0) {
-		msg_err(argv[optind], -rc, rc == -EBADMSG ? "not a partalign backup, or damaged"
-							  : "cannot read");
+		if (rc == -EBADMSG)
+			msg_err(argv[optind], 0,
+				"not a partalign backup, or damaged (checksum, "
+				"truncated or edited); nothing written to %s",
+				argv[optind + 1]);
+		else
+			msg_err(argv[optind], -rc, "cannot read; nothing written to %s",
+				argv[optind + 1]);
 		return PA_EXIT_ERROR;
 	}
 	so.names = argv + optind + 1;
@@ -223,7 +411,7 @@ int cmd_restore(int argc, char **argv)
 		msg_err(argv[optind + 1], 0, "is a partition: name its whole disk");
 		status |= PA_EXIT_USAGE;
 	} else {
-		status |= restore(&b, &devs, dev, yes, backup_dir);
+		status |= restore(&b, argv[optind], argv[optind + 1], &devs, dev, &o);
 	}
 	apply_backup_free(&b);
 	pa_diags_free(&diags);

@@ -6,7 +6,8 @@
 # restore refuses (exit 8, device untouched): a disk of another identity (a
 # copy of the image on another loop device: same size, same content), the
 # same disk grown to another size, a damaged backup file; no --yes without a
-# tty is a usage error (16).  A second restore is a no-op (exit 0).
+# tty is a usage error (16).  A second restore is a no-op (exit 0).  GPT and
+# dos on 512-byte sectors, GPT on 4Kn.
 . "$top_srcdir/tests/lib/common.sh"
 . "$top_srcdir/tests/fix/lib.sh"
 
@@ -32,7 +33,7 @@ round_trip() {
 	n=$(find "$BK" -name '*.pt' | wc -l)
 	assert_eq 1 "$n" "$name: backup files"
 	assert_eq "$BK" "$(dirname "$backup")" "$name: backup directory"
-	assert_eq "partalign-backup 1" "$(head -n1 "$backup")" "$name: backup magic"
+	assert_eq "partalign-backup 2" "$(head -n1 "$backup")" "$name: backup magic"
 	grep -qx "size $(blockdev --getsize64 "$dev")" "$backup" || fail "$name: backup size line"
 	[ "$(dev_sum "$dev")" != "$sum0" ] || fail "$name: fix changed nothing"
 	sum=$(dev_sum "$dev")
@@ -97,3 +98,6 @@ start=9000,size=3000,type=E6D6D379-F507-44C2-A23C-238F2A3DF928'
 round_trip dos 512 'label: dos
 start=63,size=2000,type=83\nstart=4095,size=20000,type=5
 start=4200,size=3000,type=8e\nstart=8000,size=3000,type=83'
+# 4Kn: the label identity and the label sectors in 4096-byte units
+round_trip gpt4k 4096 'label: gpt\nfirst-lba: 6
+start=6,size=2000,name=a\nstart=2047,size=3000,name=b'
