@@ -86,6 +86,45 @@ crash_run() {
 	fi
 }
 
+MOVE_TYPE=DB991ED2-F649-406F-B0F6-8BE79B36CD64
+MOVE_TYPE=DB991ED2-F649-406F-B0F6-8BE79B36CD64
+# after_crash K: resume (or rerun) and check the content, alignment, journals
+after_crash() {
+	local k=$1 stray
+	if [ "$(journals)" != 0 ]; then
+		stray=$(find "$J" -name '*.journal')
+		pa_resume "${DEV[$bs]}"
+		case $PA_RC in
+		1) resumed=$((resumed + 1)) ;;
+		0)
+			# the crash came before the disk recorded the move: nothing moved,
+			# the table is the old one, and the journal is never used
+			grep -q "nothing to resume" "$T_TMP/out" ||
+				fail "crash $k ($first): resume exit 0: $(cat "$T_TMP/out")"
+			[ "$(sums_of "${DEV[$bs]}" 1 2)" = "${SUMS[$bs]}" ] ||
+				fail "crash $k ($first): data moved on a disk that records no move"
+			! sfdisk -d "${DEV[$bs]}" | grep -qi "type=$MOVE_TYPE" ||
+				fail "crash $k ($first): the disk is marked, yet nothing to resume"
+			pa_move "${DEV[$bs]}"
+			[ "$PA_RC" = 1 ] || fail "crash $k ($first): fresh move exit $PA_RC: $(cat "$T_TMP/err")"
+			# shellcheck disable=SC2086
+			rm -f $stray
+			;;
+		*) fail "crash $k ($first): resume exit $PA_RC: $(cat "$T_TMP/err")" ;;
+		esac
+	elif [ "$PA_RC" != 1 ] && [ "$PA_RC" != 0 ]; then
+		# no journal: the crash came before it was created, or after it was removed
+		pa_move "${DEV[$bs]}"
+		[ "$PA_RC" = 1 ] || [ "$PA_RC" = 0 ] ||
+			fail "crash $k ($first): rerun exit $PA_RC: $(cat "$T_TMP/err")"
+	fi
+	[ "$(sums_of "${DEV[$bs]}" 1 2)" = "${SUMS[$bs]}" ] ||
+		fail "crash $k ($bs, $first): the content differs after resume"
+	expect_aligned "${DEV[$bs]}" 1 $((2 << 20))
+	expect_aligned "${DEV[$bs]}" 2 $((2 << 20))
+	[ "$(journals)" = 0 ] || fail "crash $k ($first): journal left after resume"
+}
+
 modes=(powercut kill kill-after eio timeout)
 resumed=0
 for ((k = 0; k < CRASHES; k++)); do
@@ -100,22 +139,36 @@ for ((k = 0; k < CRASHES; k++)); do
 		crash_run "$bs" "${modes[$((RANDOM % 4))]}" resume
 		first="$first; $WHAT -> $PA_RC"
 	fi
-	if [ "$(journals)" != 0 ]; then
-		pa_resume "${DEV[$bs]}"
-		[ "$PA_RC" = 1 ] || fail "crash $k ($first): resume exit $PA_RC: $(cat "$T_TMP/err")"
-		resumed=$((resumed + 1))
-	elif [ "$PA_RC" != 1 ] && [ "$PA_RC" != 0 ]; then
-		# no journal: the crash came before it was created, or after it was removed
-		pa_move "${DEV[$bs]}"
-		[ "$PA_RC" = 1 ] || [ "$PA_RC" = 0 ] ||
-			fail "crash $k ($first): rerun exit $PA_RC: $(cat "$T_TMP/err")"
-	fi
-	[ "$(sums_of "${DEV[$bs]}" 1 2)" = "${SUMS[$bs]}" ] ||
-		fail "crash $k ($bs, $first): the content differs after resume"
-	expect_aligned "${DEV[$bs]}" 1 $((2 << 20))
-	expect_aligned "${DEV[$bs]}" 2 $((2 << 20))
-	[ "$(journals)" = 0 ] || fail "crash $k ($first): journal left after resume"
+	after_crash "$k"
 done
+# Every call around the two switches, in each mode: from the marker's first
+# write to the first data write, and from the last data writes to the end
+# (the final table, which removes the marker), for both sector sizes.
+swept=0
+for bs in 512 4096; do
+	log="$T_TMP/log$bs"
+	m0=$(awk '$2 == "disk" {print $1; exit}' "$log")
+	d0=$(awk -v c="$PARTALIGN_MOVE_CHUNK" '$2 == "disk" && $3 == "pwrite" && $5 == c {print $1; exit}' "$log")
+	t0=$(awk -v o="$(awk '$2 == "disk" {print $4; exit}' "$log")" '$2 == "disk" && $3 == "pwrite" && $4 == o {n = $1} END {print n}' "$log")
+	[ -n "$m0" ] && [ -n "$d0" ] && [ -n "$t0" ] && [ "$t0" -gt "$d0" ] ||
+		fail "cannot find the marker, data and table writes in the log ($bs): $m0 $d0 $t0"
+	for at in $(seq $((m0 - 1)) $((d0 + 1))) $(seq $((t0 - 3)) "${CALLS[$bs]}"); do
+		for mode in kill kill-after powercut; do
+			restore_snapshot "${DEV[$bs]}" "${SNAP[$bs]}"
+			rm -f "$J"/*
+			FS_JOURNAL="$J" FS_AT=$at FS_MODE=$mode FS_SEED=$RANDOM LD_PRELOAD="$SHIM" \
+				pa_move "${DEV[$bs]}"
+			case "$PA_RC" in
+			137 | 1) ;;
+			*) fail "sweep $mode at $at ($bs): exit status $PA_RC: $(cat "$T_TMP/err")" ;;
+			esac
+			first="sweep $mode at $at ($bs) -> $PA_RC"
+			after_crash "sweep"
+			swept=$((swept + 1))
+		done
+	done
+done
+echo "# $swept crashes around the marker and the final table"
 echo "# $CRASHES crashes, $resumed resumed from a journal"
 [ "$resumed" -ge $((CRASHES / 2)) ] || fail "only $resumed of $CRASHES crashes hit a move"
 echo "PASS"
