@@ -21,6 +21,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "core/marker.h"
 #include "core/rules.h"
 
 static const char *const match_names[] = {
@@ -940,6 +941,11 @@ int rules_set_add(struct rules_set *s, const struct pa_dev *d, enum rules_match 
 	int rc;
 
 	memset(&r, 0, sizeof(r));
+	if (marker_type_is_move(d->part_type))
+		return refuse(diags, d, EBUSY,
+			      "its disk records an unfinished data move (partalign fix "
+			      "--move-data): finish it with 'partalign resume %s' first",
+			      d->disk ? d->disk->path : d->path);
 	rc = choose(d, &m, &value, &r.devtype, &r.partn, &r.wwn_ext, diags);
 	if (rc < 0)
 		return rc;

@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/marker.h"
 #include "scan/ids.h"
 
 static char *probe_value(blkid_probe pr, const char *name)
@@ -67,7 +68,8 @@ int scan_ids_probe(struct pa_dev *d, char **signature)
 	pr = NULL;
 
 	/* its partition entry, or its own table */
-	if ((is_kernel_part(d) && !d->part_uuid) || (!is_kernel_part(d) && !d->pttype)) {
+	/* a partition's entry always: its type tells a disk half moved (core/marker.h) */
+	if (is_kernel_part(d) || !d->pttype) {
 		pr = blkid_new_probe();
 		if (!pr) {
 			rc = -ENOMEM;
@@ -80,7 +82,16 @@ int scan_ids_probe(struct pa_dev *d, char **signature)
 		blkid_probe_set_partitions_flags(pr, BLKID_PARTS_ENTRY_DETAILS);
 		if (blkid_do_safeprobe(pr) == 0) {
 			if (is_kernel_part(d)) {
-				d->part_uuid = probe_value(pr, "PART_ENTRY_UUID");
+				char *t = probe_value(pr, "PART_ENTRY_TYPE");
+
+				if (t && (!d->part_type || marker_type_is_move(t))) {
+					free(d->part_type);
+					d->part_type = t;
+				} else {
+					free(t);
+				}
+				if (!d->part_uuid)
+					d->part_uuid = probe_value(pr, "PART_ENTRY_UUID");
 				if (!d->part_scheme)
 					d->part_scheme =
 					    probe_value(pr, "PART_ENTRY_SCHEME");
