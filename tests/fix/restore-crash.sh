@@ -11,6 +11,6 @@
 . "$top_srcdir/tests/fix/lib.sh"
 . "$top_srcdir/tests/fix/crashlib.sh"
 
-restore_crash_case dosrestore 512 64M 'label: dos
+restore_crash_case dosrestore 512 16M 'label: dos
 start=63,size=1000,type=83\nstart=8000,type=5
 start=8100,size=1000,type=fd\nstart=10000,size=2000,type=82'
