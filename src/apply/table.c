@@ -39,11 +39,22 @@ struct pa_shadow {
 /* libparted reports through one global handler: collect, never prompt or print. */
 static struct pa_diags *cur_msgs;
 static const char *cur_dev;
+static bool cur_damaged;
 
 static PedExceptionOption on_exception(PedException *ex)
 {
 	if (cur_msgs)
 		pa_diag_add(cur_msgs, cur_dev, 0, "libparted: %s", ex->message);
+	/*
+	 * One GPT copy torn by a crash between the writes of the two copies
+	 * (fix writes the backup first): the other copy is whole, use it, as
+	 * gdisk and the kernel do.  The next write rewrites both.
+	 */
+	if (ex->type == PED_EXCEPTION_ERROR && (ex->options & PED_EXCEPTION_OK) &&
+	    strstr(ex->message, "GPT table is corrupt, but the")) {
+		cur_damaged = true;
+		return PED_EXCEPTION_OK;
+	}
 	switch (ex->type) {
 	case PED_EXCEPTION_INFORMATION:
 	case PED_EXCEPTION_WARNING:
@@ -64,6 +75,7 @@ static void parted_begin(struct pa_diags *msgs, const char *dev)
 	ped_exception_set_handler(on_exception);
 	cur_msgs = msgs;
 	cur_dev = dev;
+	cur_damaged = false;
 }
 
 static void parted_end(void)
@@ -307,6 +319,7 @@ int apply_table_read(struct pa_disk *d, struct pa_shadow **out, struct pa_table 
 		rc = -EIO;
 		goto fail_parted;
 	}
+	t->damaged = cur_damaged;
 	rc = label_regions(sh, t->label, sh->old, sizeof(sh->old) / sizeof(sh->old[0]),
 			   &sh->nold);
 	if (rc == 0)

@@ -420,6 +420,9 @@ int plan_compute(struct pa_table *t, const struct pa_topology *topo,
 		if ((rc = add_step(p, &s)) < 0)
 			goto out;
 	}
+	/* one GPT copy is corrupt (a write cut short): the label is written again */
+	if (t->damaged && !p->changes)
+		p->changes = 1;
 	if (p->destroys && !o->discard_data) {
 		for (i = 0; i < p->n; i++)
 			if (p->v[i].kind == PA_STEP_RECREATE && p->v[i].old->signature)

@@ -44,6 +44,7 @@ struct pa_table {
 	uint64_t first_usable; /* first byte a partition may use in the NEW label */
 	uint64_t last_usable;  /* last byte (inclusive) a partition may use */
 	char *signature;       /* no table: what the whole device holds */
+	bool damaged;          /* one GPT copy is corrupt; read from the other */
 	size_t n;
 	struct pa_entry *v;
 	/* the move marker (core/marker.h) the table carries, if any */
@@ -87,7 +88,7 @@ struct pa_plan {
 	uint64_t place_offset;      /* the device alignment offset it is measured from */
 	size_t n;
 	struct pa_step *v;
-	unsigned int changes;       /* steps that are not KEEP */
+	unsigned int changes;       /* steps that are not KEEP; >= 1 for a damaged table */
 	char *refusal;              /* why the disk must not be touched; NULL if it may */
 	bool destroys;              /* some step overwrites a signature */
 };

@@ -4,13 +4,11 @@
 # cleared while sector 0 still holds the dos MBR, or a fault in between
 # leaves a dos table that has lost its logical partitions.
 #
-# Observed (and why this test is in XFAIL_TESTS): the conversion is 10
-# steps: the backup GPT, then the two old EBRs are zeroed (last one first),
-# then the primary GPT, then sector 0, each written and flushed.  A fault at
-# steps 4-9 (EIO or SIGKILL) leaves a dos table whose chain has lost logical
-# partition 6 (steps 4-5) or 5 and 6 (steps 6-9); the rerun of fix then
-# stops with "libparted: Invalid partition table ... wrong signature 0"
-# (exit 8), so only `partalign restore` of the backup gets them back.
+# The bug this test found is fixed (commit "fix: lock before the exclusive
+# open and scan again under the lock; old EBRs cleared last"): the old EBRs
+# are zeroed only after sector 0 holds the protective MBR.  The conversion is
+# 10 steps: the backup GPT, the primary GPT, sector 0, then the two old EBRs,
+# each written and flushed; before sector 0 sfdisk reads the whole dos table.
 . "$top_srcdir/tests/lib/common.sh"
 . "$top_srcdir/tests/fix/lib.sh"
 . "$top_srcdir/tests/fix/crashlib.sh"

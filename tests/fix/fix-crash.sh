@@ -1,8 +1,9 @@
 #!/bin/bash
 # Crash safety of the table write (see tests/fix/crashlib.sh): a fault at
-# any write or flush of the table leaves exactly the old or the new table,
-# and a second fix finishes the job.  GPT -> GPT on 512-byte sectors and
-# dos (primary partitions only) -> GPT on 4096-byte sectors.
+# any write or flush of the table (EIO, SIGKILL, or a power cut that loses
+# or tears the writes not yet flushed) leaves exactly the old or the new
+# table, and a second fix finishes the job.  GPT -> GPT on 512-byte sectors
+# and dos (primary partitions only) -> GPT on 4096-byte sectors.
 #
 # Observed (libparted 3.5, Debian 12): GPT -> GPT is 4 steps: the backup
 # GPT (entries + header) in one pwrite + fsync, then the primary header +
@@ -14,7 +15,10 @@
 # against the main header; each copy on its own has valid header and entry
 # CRCs).  That is expected, and the rerun repairs it.  dos -> GPT (4Kn) is 6
 # steps, sector 0 last: sfdisk reads the dos table until sector 0 is
-# written.  The state after every step is printed in the test log.
+# written.  A power cut that tears the primary GPT write leaves a primary
+# with bad CRCs and the new backup: both sfdisk and sgdisk -p read the new
+# table (from the backup), and the rerun rewrites the primary.  The state
+# after every step is printed in the test log.
 . "$top_srcdir/tests/lib/common.sh"
 . "$top_srcdir/tests/fix/lib.sh"
 . "$top_srcdir/tests/fix/crashlib.sh"

@@ -4,16 +4,18 @@
 #   in use:   a partition mounted, a partition used as swap, the disk held
 #             open O_EXCL by another process (exit 4);
 #   locked:   another process holds flock(LOCK_EX) on the disk (exit 8);
-#   data:     a partition holding ext4, xfs, swap (and LVM2_member when
-#             pvcreate is installed) without --discard-data (exit 4);
+#   data:     a partition holding ext4, xfs, swap or an LVM physical volume
+#             (LVM2_member, made by pvcreate: it writes the PV label and
+#             needs no device-mapper) without --discard-data (exit 4);
 #   no table: a blank disk without --new (exit 4);
 #   usage:    a partition named instead of its disk, no --yes without a tty
 #             (exit 16); a missing device (exit 8).
-# Not covered on this host: holders (no device-mapper, no md here) and
-# multipath paths; the tests/vm guest can make both.
+# Not covered on this host: holders (no device-mapper, no md here, so no
+# active LVM volume either) and multipath paths; the tests/vm guest can make
+# both.
 . "$top_srcdir/tests/lib/common.sh"
 . "$top_srcdir/tests/fix/lib.sh"
-need_cmd mkfs.ext4 mkswap swapon swapoff mount umount python3
+need_cmd mkfs.ext4 mkfs.xfs mkswap swapon swapoff mount umount python3 pvcreate
 
 # refused NAME DEV EXPECTED_RC STDERR_REGEX [FIX ARGS...]
 refused() {
@@ -89,21 +91,23 @@ refused ext4 "$d" 4 "refused: partition 2 holds ext4, which the fix would destro
 d=$(mkdisk swapsig 64M 4096 'label: gpt\nfirst-lba: 6\nstart=6,size=5000\nstart=5100,size=5000')
 mkswap -q "${d}p1"
 refused swapsig "$d" 4 "refused: partition 1 holds swap, which the fix would destroy"
-if command -v mkfs.xfs >/dev/null; then
-	# mkfs.xfs wants 300 MiB; the image is sparse
-	d=$(mkdisk xfs 400M 512 'label: dos\nstart=63,size=700000,type=83')
-	mkfs.xfs -q -f "${d}p1"
-	refused xfs "$d" 4 "refused: partition 1 holds xfs, which the fix would destroy"
-else
-	echo "note: mkfs.xfs not installed, xfs refusal not tested"
-fi
-if command -v pvcreate >/dev/null; then
-	d=$(mkdisk lvm 64M 512 "$two_parts")
-	pvcreate -q -ff -y "${d}p1" >/dev/null
-	refused lvm "$d" 4 "refused: partition 1 holds LVM2_member, which the fix would destroy"
-else
-	echo "note: lvm2 not installed, LVM2_member refusal not tested"
-fi
+# mkfs.xfs wants 300 MiB; the image is sparse
+d=$(mkdisk xfs 400M 512 'label: dos\nstart=63,size=700000,type=83')
+mkfs.xfs -q -f "${d}p1"
+refused xfs "$d" 4 "refused: partition 1 holds xfs, which the fix would destroy"
+# an LVM physical volume: pvcreate only writes its label (no dm, no udev, no
+# hints, devices file or backups on the host: lvm's own files stay in $T_TMP)
+d=$(mkdisk lvm 64M 512 "$two_parts")
+mkdir -p "$T_TMP/lvm"
+LVM_SYSTEM_DIR=$T_TMP/lvm LVM_SUPPRESS_FD_WARNINGS=1 pvcreate -q -ff -y \
+	--config 'devices { obtain_device_list_from_udev = 0 use_devicesfile = 0 hints = "none" }
+		activation { udev_sync = 0 udev_rules = 0 monitoring = 0 }
+		global { locking_dir = "'"$T_TMP/lvm"'" }
+		backup { backup = 0 archive = 0 }' \
+	"${d}p1" >/dev/null 2>"$T_TMP/pvcreate.err" ||
+	fail "pvcreate ${d}p1: $(cat "$T_TMP/pvcreate.err")"
+assert_eq LVM2_member "$(blkid -p -o value -s TYPE "${d}p1")" "blkid of the PV ${d}p1"
+refused lvm "$d" 4 "refused: partition 1 holds LVM2_member, which the fix would destroy"
 
 # a disk without a partition table
 b=$(mkdisk blank 64M 512)

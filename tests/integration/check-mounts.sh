@@ -18,12 +18,21 @@ unshare -m --propagation private bash -c '
 	set -eu
 	mount -t ext4 "${dev}p1" "$T_TMP/mnt"
 	findmnt -n -o TARGET --source "${dev}p1" >"$T_TMP/findmnt"
-	"$PARTALIGN" check --json -o NAME,MOUNTPOINTS "$dev" >"$T_TMP/plain" || true
-	"$PARTALIGN" check --probe --json -o NAME,FSTYPE,MOUNTPOINTS "$dev" >"$T_TMP/probe" || true
-	"$PARTALIGN" check -r -n -o NAME,MOUNTPOINTS "$dev" >"$T_TMP/raw" || true
+	# every exit status is kept: both partitions are on the 2 MiB grain
+	rc=0; "$PARTALIGN" check --json -o NAME,MOUNTPOINTS "$dev" >"$T_TMP/plain" || rc=$?
+	echo "$rc" >"$T_TMP/rc.plain"
+	rc=0; "$PARTALIGN" check --probe --json -o NAME,FSTYPE,MOUNTPOINTS "$dev" \
+		>"$T_TMP/probe" || rc=$?
+	echo "$rc" >"$T_TMP/rc.probe"
+	rc=0; "$PARTALIGN" check -r -n -o NAME,MOUNTPOINTS "$dev" >"$T_TMP/raw" || rc=$?
+	echo "$rc" >"$T_TMP/rc.raw"
 ' || fail "mount in a private namespace"
 
 target=$(cat "$T_TMP/findmnt")
+# 0: nothing misaligned, nothing unreadable (a mounted partition is no error)
+for run in plain probe raw; do
+	assert_eq 0 "$(cat "$T_TMP/rc.$run")" "exit status of check ($run) with ${dev}p1 mounted"
+done
 assert_eq "$(realpath "$T_TMP/mnt")" "$(realpath "$target")" "findmnt target"
 assert_eq "$target" "$(json_get "${disk}p1" mountpoints <"$T_TMP/plain")" "mountpoints of p1"
 assert_eq null "$(json_get "${disk}p2" mountpoints <"$T_TMP/plain")" "mountpoints of p2"
@@ -35,5 +44,6 @@ grep -qx "${disk}p1 $target" "$T_TMP/raw" || fail "raw MOUNTPOINTS: $(cat "$T_TM
 
 # outside the namespace nothing is mounted
 run_pa "$T_TMP/out" "$T_TMP/err" check --json -o NAME,MOUNTPOINTS "$dev"
+expect_rc 0 "check after umount"
 assert_eq null "$(json_get "${disk}p1" mountpoints <"$T_TMP/out")" "mountpoints after umount"
 echo ok

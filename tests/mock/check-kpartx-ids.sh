@@ -3,9 +3,10 @@
 # type from the udev database (ID_PART_ENTRY_*) belong in PARTLABEL, PARTUUID
 # and PARTTYPE like those of a kernel partition.
 #
-# Expected to fail for now (XFAIL_TESTS): src/scan/scan.c reads the
-# ID_PART_ENTRY_* properties only for DEVTYPE=partition, and a dm device is
-# DEVTYPE=disk.
+# It found a bug, now fixed, and is a plain test (no XFAIL_TESTS):
+# src/scan/scan.c read the ID_PART_ENTRY_* properties only for
+# DEVTYPE=partition, and a dm device is DEVTYPE=disk.  The properties come
+# from the udev database, as on a real host (tests/lib/umockdev-udevdb).
 . "$top_srcdir/tests/lib/common.sh"
 . "$top_srcdir/tests/mock/lib.sh"
 

@@ -18,8 +18,14 @@
 #   names cannot be tested here.
 # - /sys/dev/block/MAJ:MIN links are made only for sysfs paths containing
 #   "/block/"; nvme-4kn.umockdev adds its own with L: lines.
-# - /run is not redirected (see mock_isolation); /proc is the host's, so
-#   mount points are never asserted.
+# - /run is not redirected, and umockdev writes every E: property into the
+#   device's uevent file, where a real kernel puts only its own few keys.
+#   So mock_run goes through tests/lib/umockdev-udevdb: the kernel's keys
+#   stay in uevent, udev's (ID_*, DM_*, MD_*...) go into a udev database
+#   file /run/udev/data/b<maj>:<min> bound in a private mount namespace,
+#   which partalign's scanner and libudev read as on a real host (and the
+#   host's own database is hidden).
+# - /proc is the host's, so mount points are never asserted.
 
 need_cmd umockdev-run jq
 [ -x "$PARTALIGN" ] || fail "no partalign binary at $PARTALIGN"
@@ -27,42 +33,28 @@ need_cmd umockdev-run jq
 MOCK_BEDS="$top_srcdir/tests/mock/testbeds"
 POLICY_DEFAULT=2097152
 
-# libudev reads udev properties from /run/udev/data/bMAJ:MIN as well as from
-# the testbed's uevent files, and umockdev does not redirect /run: a host
-# whose udev database knows a device number of a testbed would leak its
-# properties in.  Run under a private mount namespace with an empty /run when
-# possible (root, or an unprivileged user namespace).
-MOCK_WRAP=()
-mock_isolation() {
-	local hide='mount -t tmpfs -o mode=0755,size=64k partalign-mock /run && exec "$@"'
-
-	if unshare --mount --propagation private true 2>/dev/null; then
-		MOCK_WRAP=(unshare --mount --propagation private -- sh -c "$hide" mock)
-	elif unshare --map-root-user --mount true 2>/dev/null; then
-		MOCK_WRAP=(unshare --map-root-user --mount -- sh -c "$hide" mock)
-	elif [ -e /run/udev/data ]; then
-		skip "cannot hide the host's udev database (/run/udev/data) from the testbed"
-	fi
-}
-mock_isolation
+MOCK_UDEVDB="$top_srcdir/tests/lib/umockdev-udevdb"
+# the udev database needs a private mount namespace (root, or an
+# unprivileged user namespace)
+unshare --mount --propagation private true 2>/dev/null ||
+	unshare --map-root-user --mount true 2>/dev/null ||
+	skip "cannot make a private mount namespace for the testbeds' udev database"
 
 # mock_run BED... -- COMMAND [ARG...]
 # Runs COMMAND under umockdev with the testbeds BED (names in
-# tests/mock/testbeds, without .umockdev).  Stdout goes to $T_TMP/out, stderr
-# to $T_TMP/err, the exit status to $MOCK_RC.
+# tests/mock/testbeds, without .umockdev), their udev properties in a udev
+# database (see above).  Stdout goes to $T_TMP/out, stderr to $T_TMP/err,
+# the exit status to $MOCK_RC.
 mock_run() {
-	local args=() b
+	local args=()
 	while [ $# -gt 0 ] && [ "$1" != -- ]; do
-		b="$T_TMP/$1.umockdev"
-		[ -f "$b" ] || sed '/^#/d' "$MOCK_BEDS/$1.umockdev" >"$b"
-		args+=(--device "$b")
+		args+=(--device "$MOCK_BEDS/$1.umockdev")
 		shift
 	done
 	[ "${1:-}" = -- ] || fail "mock_run: no -- before the command"
 	shift
 	MOCK_RC=0
-	"${MOCK_WRAP[@]}" umockdev-run "${args[@]}" -- "$@" >"$T_TMP/out" 2>"$T_TMP/err" ||
-		MOCK_RC=$?
+	bash "$MOCK_UDEVDB" "${args[@]}" -- "$@" >"$T_TMP/out" 2>"$T_TMP/err" || MOCK_RC=$?
 }
 
 # mock_check BED... -- [ARG...]: 'partalign check --json ARG...' under the

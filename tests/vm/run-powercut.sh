@@ -1,8 +1,9 @@
 #!/bin/bash
 # make check-vm-powercut: a real power cut in the middle of
 # `partalign fix --move-data`, in the qemu guest of the VM suite (run-vm.sh).
-# For each cut delay (VM_CUT_DELAYS, seconds after the move's journal
-# appears):
+# For each cut point (VM_CUT_DELAYS: seconds after the move's journal
+# appears, or wSECTORS: once that many sectors have been written to the data
+# disk since then):
 #   host    a 128 MiB 512e data image with two GPT partitions at misaligned
 #           starts, filled with deterministic pseudo-random bytes whose
 #           sha256 is recorded, and a 64 MiB ext4 image for the journal
@@ -19,8 +20,12 @@
 #
 # Usage: run-powercut.sh [--workdir DIR] [PARTALIGN]
 # Environment: VM_KERNEL, QEMU, VM_MEM as run-vm.sh;
-#   VM_CUT_DELAYS  space-separated delays (default "0 1 6": in the first
-#                 partition, a short forward move, or the second, backward)
+#   VM_CUT_DELAYS  space-separated cut points: N (seconds) or wN (sectors
+#                 written to the data disk; independent of the emulator's
+#                 speed).  Default "0 w32768 w81920": as the move starts, in
+#                 the middle of the first partition (65536 sectors, a short
+#                 forward move) and in the middle of the second (32768
+#                 sectors, a long backward move)
 #   VM_BOOT_TIMEOUT seconds one boot may take (default 150)
 vm_prefix=vm-powercut
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -157,12 +162,21 @@ tally() { # BOOT-LABEL
 }
 
 : >"$workdir/powercut-console.log"
-for delay in ${VM_CUT_DELAYS:-0 1 6}; do
+for delay in ${VM_CUT_DELAYS:-0 w32768 w81920}; do
 	make_images
 	t0=$SECONDS
-	echo "vm-powercut: cut $delay s after the journal appears"
+	case $delay in
+	w[0-9]*)
+		echo "vm-powercut: cut after ${delay#w} sectors written, counted from the journal's appearance"
+		cutarg="vm.cutwrite=${delay#w}"
+		;;
+	*)
+		echo "vm-powercut: cut $delay s after the journal appears"
+		cutarg="vm.cutdelay=$delay"
+		;;
+	esac
 	echo "===== powercut delay $delay: boot 1" >>"$workdir/powercut-console.log"
-	boot "$run/cut.cpio" "vm.cutdelay=$delay"
+	boot "$run/cut.cpio" "$cutarg"
 	tally "delay $delay boot 1"
 	if [ "$cut" = 1 ]; then
 		echo "PASS: powercut/$delay/killed qemu killed with SIGKILL mid-move"

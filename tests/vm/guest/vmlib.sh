@@ -1,7 +1,7 @@
 # Helpers for the VM suite's guest (busybox sh), sourced by /init and by every
-# scenario.  A scenario reports each thing it checked with vm_pass/vm_fail
-# (or vm_xfail, for a known bug of partalign); the host counts
-# those lines.  The expected verdicts are computed here from
+# scenario.  A scenario reports each thing it checked with vm_pass/vm_fail;
+# the host counts those lines, and anything but PASS is a failure (there is
+# no "known bug" status).  The expected verdicts are computed here from
 # the kernel's sysfs numbers, independently of partalign's code:
 #   PHYSICAL  (start - alignment_offset) is a multiple of
 #             max(physical sector, minimum I/O, logical sector)
@@ -45,16 +45,6 @@ vm_fail() {
 	shift
 	vm_result "$c" FAIL "$@"
 	return 1
-}
-
-# A known bug of partalign: the case fails today with the exact symptom the
-# scenario tests for (anything else is vm_fail).  Reported as XFAIL, not
-# counted as a failure; the detail names the bug.  Once the bug is fixed the
-# same case reports PASS.
-vm_xfail() {
-	local c=$1
-	shift
-	vm_result "$c" XFAIL "$@"
 }
 
 # Report and stop the scenario: nothing after this can be checked.

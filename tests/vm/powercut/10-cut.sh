@@ -1,20 +1,31 @@
 # Power-cut test, boot 1 (run by tests/vm/run-powercut.sh, not by check-vm):
 # starts `partalign fix --move-data` on the disk with serial pa-pcut-data,
 # journal on the ext4 disk pa-pcut-jrnl, with a small chunk so the move takes
-# a while; once the journal exists it waits vm.cutdelay seconds (kernel
-# command line), checks the move is still running and prints @@CUT on the
-# result port.  The host then kills qemu with SIGKILL: the guest loses power
-# in the middle of the move.  Boot 2 (20-resume.sh) resumes and verifies.
+# a while.  Once the journal exists it waits for the cut point given on the
+# kernel command line: vm.cutdelay=SECONDS, or vm.cutwrite=SECTORS (until
+# the kernel's count of 512-byte sectors written to the data disk, field 7
+# of /sys/block/DISK/stat, has grown by SECTORS since the journal appeared:
+# a point in the move that does not depend on the emulator's speed).  It
+# then checks the move is still running and prints @@CUT on the result
+# port.  The host then kills qemu with SIGKILL: the guest loses power in the
+# middle of the move.  Boot 2 (20-resume.sh) resumes and verifies.
 
 label=powercut
 data=$(vm_disks_by_serial pa-pcut-data)
 jdisk=$(vm_disks_by_serial pa-pcut-jrnl)
 [ -n "$data" ] || vm_fatal "no disk with serial pa-pcut-data"
 [ -n "$jdisk" ] || vm_fatal "no disk with serial pa-pcut-jrnl"
-delay=1
+delay=1 cutwrite=
 for arg in $(cat /proc/cmdline); do
-	case $arg in vm.cutdelay=*) delay=${arg#vm.cutdelay=} ;; esac
+	case $arg in
+	vm.cutdelay=*) delay=${arg#vm.cutdelay=} ;;
+	vm.cutwrite=*) cutwrite=${arg#vm.cutwrite=} ;;
+	esac
 done
+# sectors written to the data disk so far
+written() {
+	awk '{ print $7 }' "/sys/block/$data/stat"
+}
 vm_modprobe ext4 || vm_fatal "cannot load ext4"
 mkdir -p /mnt/j
 mount -t ext4 "/dev/$jdisk" /mnt/j || vm_fatal "cannot mount the journal disk /dev/$jdisk"
@@ -37,9 +48,18 @@ if [ -z "$(ls /mnt/j/journal/*.journal 2>/dev/null)" ]; then
 	cat /tmp/move.out
 	vm_fatal "no journal appeared in /mnt/j/journal: $(tr '\n' ' ' </tmp/move.out)"
 fi
-sleep "$delay"
+if [ -n "$cutwrite" ]; then
+	base=$(written)
+	while kill -0 $pid 2>/dev/null && [ $(($(written) - base)) -lt "$cutwrite" ]; do
+		sleep 0.05
+	done
+	point="$(($(written) - base)) sectors written to $data (cut at $cutwrite)"
+else
+	sleep "$delay"
+	point="$delay s"
+fi
 if kill -0 $pid 2>/dev/null; then
-	vm_pass "$label/cut-armed" "move running $delay s after its journal appeared; cutting power"
+	vm_pass "$label/cut-armed" "move running $point after its journal appeared; cutting power"
 	ls -l /mnt/j/journal
 	vm_say "@@CUT"
 	# the host kills qemu now; nothing after this line should run
@@ -49,5 +69,5 @@ else
 	wait $pid
 	rc=$?
 	cat /tmp/move.out
-	vm_fail "$label/cut-armed" "the move ended (status $rc) before the cut at $delay s: use a smaller delay or chunk"
+	vm_fail "$label/cut-armed" "the move ended (status $rc) before the cut ($point): use an earlier cut point or a smaller chunk"
 fi

@@ -9,9 +9,10 @@
 #    and says to run kpartx -u, which the scenario then does the dmsetup way;
 #  - afterwards every verdict on the map is ok and a second fix has nothing
 #    to do.
-# Two known bugs of partalign are reported as XFAIL with their exact symptom
-# (see vm_xfail): the map cannot be fixed while its kpartx maps exist, and
-# partalign runs kpartx -u while it still holds the map exclusively.
+# Two bugs this scenario found are fixed (commit "fix on a multipath map: no
+# O_EXCL (its kpartx maps claim it), open counts instead; kpartx -u after
+# letting go") and asserted plainly: fix must not refuse the map while its
+# kpartx maps exist, and its own kpartx -u must succeed.
 
 label=mpath-fix
 map=$(vm_dm_by_name pa-mpath)
@@ -61,36 +62,8 @@ dmesg -c >/dev/null
 partalign fix --yes --backup-dir "$bk" "/dev/mapper/pa-mpath" >/tmp/fix.out 2>&1
 rc=$?
 cat /tmp/fix.out
-if [ $rc = 4 ] && grep -q 'cannot be opened exclusively' /tmp/fix.out; then
-	vm_xfail "$label/with-part-maps" "known bug: fix refuses a multipath map while its own" \
-		"kpartx maps exist (dm claims the map for them, so the O_EXCL open fails): $(tr '\n' ' ' </tmp/fix.out)"
-	if [ "$(vm_table "/dev/$map")" = "$before" ]; then
-		vm_pass "$label/refused-unchanged" "the refused fix left the map's table alone"
-	else
-		vm_fail "$label/refused-unchanged" "the refused fix changed the map's table"
-	fi
-	# what an administrator does first: drop the partition maps (udev's
-	# probes may hold one for a moment: try again after settling)
-	for try in 1 2 3; do
-		vm_settle
-		if [ $has_kpartx = 1 ]; then
-			kpartx -d "/dev/mapper/pa-mpath"
-		else
-			for n in $(kpart_maps); do
-				dmsetup remove "$(cat "/sys/block/$(vm_dm_by_uuid "part$n-mpath-$wwid")/dm/name")"
-			done
-		fi
-		vm_settle
-		[ -z "$(kpart_maps)" ] && break
-		sleep 1
-	done
-	[ -z "$(kpart_maps)" ] || vm_fatal "cannot remove the partition maps $(kpart_maps)"
-	dmesg -c >/dev/null
-	partalign fix --yes --backup-dir "$bk" "/dev/mapper/pa-mpath" >/tmp/fix.out 2>&1
-	rc=$?
-	cat /tmp/fix.out
-elif [ $rc = 4 ]; then
-	vm_fail "$label/with-part-maps" "fix on the map refused (exit 4): $(tr '\n' ' ' </tmp/fix.out)"
+if [ $rc = 4 ]; then
+	vm_fail "$label/with-part-maps" "fix on the map with its partition maps in place refused (exit 4): $(tr '\n' ' ' </tmp/fix.out)"
 else
 	vm_pass "$label/with-part-maps" "fix on the map with its partition maps in place: not refused (exit $rc)"
 fi
@@ -99,17 +72,6 @@ vm_settle
 if [ $has_kpartx = 1 ]; then
 	if [ $rc = 1 ] && grep -q 'kpartx' /tmp/fix.out; then
 		vm_pass "$label/fix-exit" "fix on the map exits 1: $(grep kpartx /tmp/fix.out | head -n 1)"
-	elif [ $rc = 3 ] && grep -q "kpartx -u" /tmp/fix.out &&
-		dmesg | grep -q 'linear: Device lookup failed (-EBUSY)'; then
-		vm_xfail "$label/fix-exit" "known bug: fix exits 3, its kpartx -u failed with EBUSY because" \
-			"partalign still holds the map open with O_EXCL while kpartx loads the linear maps"
-		# the message's advice
-		cmd=$(sed -n "s/.*'\\(kpartx -u [^']*\\)'.*/\\1/p" /tmp/fix.out | head -n 1)
-		case $cmd in
-		"kpartx -u /dev/"*) $cmd || vm_fail "$label/kpartx-advice" "'$cmd' failed" ;;
-		*) vm_fail "$label/kpartx-advice" "no 'kpartx -u DEVICE' in the message" ;;
-		esac
-		vm_settle
 	else
 		vm_fail "$label/fix-exit" "fix on the map exits $rc, expected 1 (kpartx is in the guest): $(tr '\n' ' ' </tmp/fix.out)"
 	fi
@@ -179,8 +141,6 @@ rc=$?
 cat /tmp/fix.out
 if [ $rc = 0 ]; then
 	vm_pass "$label/fix-again" "a second fix on the map exits 0"
-elif [ $rc = 4 ] && grep -q 'cannot be opened exclusively' /tmp/fix.out; then
-	vm_xfail "$label/fix-again" "known bug: refused while the kpartx maps exist: $(tr '\n' ' ' </tmp/fix.out)"
 else
 	vm_fail "$label/fix-again" "a second fix on the map exits $rc, expected 0: $(tr '\n' ' ' </tmp/fix.out)"
 fi
