@@ -86,6 +86,13 @@ void apply_shadow_free(struct pa_shadow *sh);
 int apply_table_stage(struct pa_shadow *sh, const struct pa_plan *p, const char *name,
 		      struct pa_diags *msgs);
 int apply_shadow_regions(struct pa_shadow *sh, struct pa_extent **regs, size_t *n);
+/*
+ * Put back in the shadow what a move marker replaced (after staging the
+ * final table of a marked disk): the entries and signature of @j.
+ */
+struct pa_journal;
+int apply_shadow_unmark(struct pa_shadow *sh, const struct pa_journal *j);
+
 /* The label identity of the table in the shadow (after staging: the new one). */
 int apply_shadow_identity(struct pa_shadow *sh, struct label_id *id);
 /* Content of the shadow at @r (malloc'd, r->len bytes). */
@@ -173,6 +180,37 @@ int apply_write_regions(struct pa_writer *w, const struct pa_extent *regs,
 
 /* Erase every signature libblkid finds in [off, off+len). *wiped counts them. */
 int apply_wipe(struct pa_writer *w, uint64_t off, uint64_t len, unsigned int *wiped);
+
+/*
+ * The move marker (core/marker.h) on the disk itself: 1 with *m, 0 when
+ * there is none, -errno.
+ */
+struct pa_marker;
+int apply_disk_marker(struct pa_disk *d, struct pa_marker *m);
+
+/* Knobs of a new move's journal (0: the defaults); for benchmarks. */
+struct apply_move_knobs {
+	uint64_t chunk;
+	uint64_t record_min;
+	unsigned int split;
+};
+
+/*
+ * A new journal for the MOVE steps of @p (in memory, not yet written):
+ * chunks and modes, a random move id, the table's identity and each moving
+ * entry as it is on @d now.  0 or -errno (-EOPNOTSUPP: no GPT or dos
+ * table the marker can be written to).
+ */
+int apply_move_journal(struct pa_disk *d, const struct pa_plan *p, const char *id,
+		       const struct apply_move_knobs *k, struct pa_journal *j);
+
+/*
+ * Write the marker of @j (recording @journal_path) through the gate, in
+ * the crash-safe order of apply_write_regions(), and check that the disk
+ * now carries it.  Before the first data byte of the move is written.
+ */
+int apply_marker_write(struct pa_disk *d, struct pa_writer *w, const struct pa_journal *j,
+		       const char *journal_path);
 
 /* Partitions as the kernel should see them after the write. */
 struct pa_kpart {

@@ -37,12 +37,12 @@
 #define NBUF 8
 #define CRC_CAP 4096u		   /* checksums of chunks written but not yet recorded */
 #define CKPT_EVERY_NS 2000000000LL /* also record progress this often */
-#define HDR_MAX (1u << 20)
 
 struct pa_mover {
 	char *path;
 	char *dir;
 	char *pointer; /* a link to path in the default directory, or NULL */
+	char *abs;     /* path made absolute */
 	int fd;	       /* buffered: header, progress, checksums */
 	int dfd;       /* O_DIRECT when the file system allows: the data ring */
 	struct pa_journal j;
@@ -291,6 +291,7 @@ void move_free(struct pa_mover *m)
 	free(m->path);
 	free(m->dir);
 	free(m->pointer);
+	free(m->abs);
 	free(m);
 }
 
@@ -304,6 +305,11 @@ const char *move_path(const struct pa_mover *m)
 	return m->path;
 }
 
+const char *move_path_abs(const struct pa_mover *m)
+{
+	return m->abs ? m->abs : m->path;
+}
+
 uint64_t move_remaining(const struct pa_mover *m)
 {
 	uint64_t left = 0;
@@ -312,11 +318,24 @@ uint64_t move_remaining(const struct pa_mover *m)
 	for (k = m->prog.move; k < m->j.n; k++)
 		left += m->j.v[k].len;
 	if (m->prog.move < m->j.n) {
-		uint64_t d = m->prog.done * m->j.chunk;
+		uint64_t d = m->prog.done * m->j.v[m->prog.move].chunk;
 
 		left -= d < m->j.v[m->prog.move].len ? d : m->j.v[m->prog.move].len;
 	}
 	return left;
+}
+
+/* The absolute path, once the directory exists. */
+static void set_abs(struct pa_mover *m)
+{
+	char real[PATH_MAX];
+	const char *base = strrchr(m->path, '/');
+
+	free(m->abs);
+	m->abs = NULL;
+	if (realpath(m->dir, real) &&
+	    asprintf(&m->abs, "%s/%s", real, base ? base + 1 : m->path) < 0)
+		m->abs = NULL;
 }
 
 static struct pa_mover *mover_new(const char *path)
@@ -328,6 +347,8 @@ static struct pa_mover *mover_new(const char *path)
 	m->fd = m->dfd = -1;
 	m->path = strdup(path);
 	m->dir = dir_of(path);
+	if (m->dir && m->path)
+		set_abs(m);
 	if (!m->path || !m->dir) {
 		move_free(m);
 		return NULL;
@@ -477,8 +498,17 @@ int move_open(const char *path, const char *pointer, struct pa_mover **out)
 			goto fail;
 		}
 		have += (size_t)n;
-	} while (!memchr(buf, '\0', have) && have < HDR_MAX);
+	} while (!memchr(buf, '\0', have) && have < PA_JOURNAL_HDR_MAX);
 	rc = journal_parse(buf, have, &m->j);
+	if (rc == 0 && !m->pointer) {
+		/* the pointer a move journalled elsewhere left in the default directory */
+		char *p = move_journal_file(move_journal_dir_default(), m->j.id, m->j.move_id);
+
+		if (p && links_to(p, m->fd))
+			m->pointer = p;
+		else
+			free(p);
+	}
 	if (rc == 0)
 		rc = open_direct(m);
 	if (rc == 0)
@@ -533,35 +563,57 @@ static int make_pointer(struct pa_mover *m, const char *pointer)
 	return rc;
 }
 
-int move_create(const char *path, const char *pointer, const struct pa_plan *p,
-		const char *device, const char *id, uint64_t chunk, struct pa_mover **out)
+/* Zeros over [off, off+len): the parts rewritten at every checkpoint are real blocks. */
+static int zero_fill(int fd, uint64_t off, uint64_t len)
 {
-	struct pa_mover *m = mover_new(path);
+	static const unsigned char zero[PA_JOURNAL_BLOCK];
+	int rc = 0;
+
+	while (len && rc == 0) {
+		size_t n = len < sizeof(zero) ? (size_t)len : sizeof(zero);
+
+		rc = pio(fd, (void *)zero, n, off, true);
+		off += n;
+		len -= n;
+	}
+	return rc;
+}
+
+int move_create(const char *dir, const char *pointer_dir, struct pa_journal *j,
+		struct pa_mover **out)
+{
+	char *path = move_journal_file(dir, j->id, j->move_id);
+	char *pointer = pointer_dir ? move_journal_file(pointer_dir, j->id, j->move_id) : NULL;
+	struct pa_mover *m = path ? mover_new(path) : NULL;
 	unsigned char rec[PA_JOURNAL_BLOCK];
 	char *hdr = NULL, *tmp = NULL;
 	struct pa_jprog first = {.seq = 1};
-	uint64_t nonce = 0;
+	const char *fstype;
 	struct stat st;
 	int fd = -1, rc;
 
-	if (!m)
+	free(path);
+	if (!m || (pointer_dir && !pointer)) {
+		free(pointer);
+		move_free(m);
+		journal_free(j);
 		return -ENOMEM;
-	if (getrandom(&nonce, sizeof(nonce), 0) != sizeof(nonce))
-		nonce = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
-	rc = journal_init(&m->j, p, device, id, chunk, nonce);
-	if (rc == 0 && !m->j.n)
-		rc = -EINVAL;
+	}
+	m->j = *j;
+	memset(j, 0, sizeof(*j));
+	rc = move_journal_durable(m->dir, &fstype);
 	if (rc == 0)
 		rc = journal_format(&m->j, &hdr);
 	if (rc == 0)
 		rc = mkdirs(m->dir);
 	if (rc < 0)
 		goto fail;
-	if (lstat(path, &st) == 0 || (pointer && lstat(pointer, &st) == 0)) {
+	set_abs(m);
+	if (lstat(m->path, &st) == 0 || (pointer && lstat(pointer, &st) == 0)) {
 		rc = -EEXIST;
 		goto fail;
 	}
-	if (asprintf(&tmp, "%s.new", path) < 0) {
+	if (asprintf(&tmp, "%s.new", m->path) < 0) {
 		tmp = NULL;
 		rc = -ENOMEM;
 		goto fail;
@@ -572,19 +624,26 @@ int move_create(const char *path, const char *pointer, const struct pa_plan *p,
 		rc = -errno;
 		goto fail;
 	}
-	/* the whole file now: no allocation (and no ENOSPC) in the middle of a move */
+	/*
+	 * The whole file now: no allocation (and no ENOSPC) in the middle of a
+	 * move.  The header, records and checksums are written as zeros, so a
+	 * checkpoint overwrites blocks in place and its flush commits no
+	 * metadata; the ring is only allocated.
+	 */
 	rc = posix_fallocate(fd, 0, (off_t)m->j.file_len);
 	if (rc > 0) {
 		rc = -rc;
 		goto fail;
 	}
-	rc = pio(fd, hdr, m->j.hdr_len, 0, true);
-	journal_prog_encode(&first, nonce, rec);
+	rc = zero_fill(fd, m->j.hdr_len, m->j.ring_off - m->j.hdr_len);
+	if (rc == 0)
+		rc = pio(fd, hdr, m->j.hdr_len, 0, true);
+	journal_prog_encode(&first, m->j.nonce, rec);
 	if (rc == 0)
 		rc = pio(fd, rec, sizeof(rec), m->j.prog_off + PA_JOURNAL_BLOCK, true);
 	if (rc == 0 && fsync(fd) < 0)
 		rc = -errno;
-	if (rc == 0 && rename(tmp, path) < 0)
+	if (rc == 0 && rename(tmp, m->path) < 0)
 		rc = -errno;
 	if (rc == 0)
 		rc = fsync_dir(m->dir);
@@ -598,12 +657,13 @@ int move_create(const char *path, const char *pointer, const struct pa_plan *p,
 		rc = make_pointer(m, pointer);
 	if (rc < 0) {
 		/* nothing was moved yet: no journal is better than one nobody finds */
-		unlink(path);
+		unlink(m->path);
 		fsync_dir(m->dir);
 		goto fail;
 	}
 	free(hdr);
 	free(tmp);
+	free(pointer);
 	*out = m;
 	return 0;
 fail:
@@ -613,6 +673,7 @@ fail:
 	}
 	free(hdr);
 	free(tmp);
+	free(pointer);
 	move_free(m);
 	return rc;
 }
@@ -1074,7 +1135,8 @@ int move_verify(struct pa_mover *m, struct pa_writer *w, uint64_t *bad)
 	return rc;
 }
 
-int move_table_stage(struct pa_shadow *sh, const struct pa_plan *p, struct pa_diags *msgs)
+int move_table_stage(struct pa_shadow *sh, const struct pa_plan *p,
+		     const struct pa_journal *j, struct pa_diags *msgs)
 {
 	/* the shadow re-creates RECREATE steps in place, keeping each entry's GUIDs */
 	struct pa_plan q = *p;
@@ -1092,5 +1154,7 @@ int move_table_stage(struct pa_shadow *sh, const struct pa_plan *p, struct pa_di
 	q.v = v;
 	rc = apply_table_stage(sh, &q, NULL, msgs);
 	free(v);
+	if (rc == 0 && p->table.marked)
+		rc = j ? apply_shadow_unmark(sh, j) : -EINVAL;
 	return rc;
 }

@@ -23,17 +23,43 @@ struct pa_mover; /* one disk's open journal (opaque) */
  * PA_STATEDIR/journal. */
 const char *move_journal_dir_default(void);
 
-/* "<dir>/<disk id>.journal" for @whole (malloc'd); NULL on ENOMEM. */
+/* "<dir>/<disk id>.journal" for @whole (malloc'd): partalign 0.1's journal name. */
 char *move_journal_path(const char *dir, const struct pa_dev *whole);
 
 /*
- * The journal of @whole: "<dir>/<id>.journal", else the pointer (a
- * symbolic link) that a move journalled elsewhere left in the default
- * directory -- so that a run with another --journal, or none, still finds
- * an unfinished move.  1 with *path (malloc'd), 0 when there is none,
- * -ENOMEM.
+ * A journal under partalign 0.1's name for @whole in @dir or the default
+ * directory (file or pointer).  Such a journal belongs to a move that left
+ * no marker on the disk: it is never used, and while it is there the disk
+ * is refused.  1 with *path (malloc'd), 0 when there is none, -ENOMEM.
  */
 int move_journal_find(const char *dir, const struct pa_dev *whole, char **path);
+
+/* "<dir>/<disk id>-<move id>.journal" (malloc'd): the name of a new journal. */
+char *move_journal_file(const char *dir, const char *id, uint64_t move_id);
+
+/*
+ * The journal of the move a disk's marker records (@move_id; only its low
+ * 32 bits with @id32): the path the marker recorded (@hint, may be NULL),
+ * then every *.journal file in @dir and in the default directory, each
+ * checked by the move id in its header.  1 with *path (malloc'd), 0 when
+ * none is found, -ENOMEM.
+ */
+int move_journal_find_move(const char *dir, uint64_t move_id, bool id32, const char *hint,
+			   char **path);
+
+/*
+ * A journal (or pointer) of a move of @whole in the default directory, by
+ * its name: what `check` reports when it cannot see the disk's marker.
+ * 1 with *path (malloc'd), 0, -ENOMEM.
+ */
+int move_journal_find_any(const struct pa_dev *whole, char **path);
+
+/*
+ * Does the file system of @dir (or its nearest existing parent) outlive a
+ * power cut?  0 when it does; -EROFS with its type's name in *fstype
+ * (static) for tmpfs, ramfs, overlayfs and the like; -errno.
+ */
+int move_journal_durable(const char *dir, const char **fstype);
 
 /*
  * Does the file system that holds @dir (or its nearest existing parent)
@@ -52,16 +78,20 @@ int move_journal_on_disk(const char *dir, const struct pa_devlist *l,
 int move_open(const char *path, const char *pointer, struct pa_mover **m);
 
 /*
- * Write a new journal for the MOVE steps of @p at @path, durably (temporary
- * file, fsync, rename, directory fsync), before the first data write; and,
- * when @pointer is set, a symbolic link there to it.  @chunk 0 is the
- * default.  -EEXIST when a journal or pointer is already there.
+ * Write the new journal @j (its content is taken over; see
+ * apply_move_journal()) as move_journal_file(@dir, ...), durably (temporary
+ * file, fsync, rename, directory fsync), before the disk is marked; and,
+ * when @pointer_dir is set, a symbolic link there to it.  -EEXIST when a
+ * journal or pointer of that name is already there, -EROFS when @dir is on
+ * a file system that does not outlive a power cut.
  */
-int move_create(const char *path, const char *pointer, const struct pa_plan *p,
-		const char *device, const char *id, uint64_t chunk, struct pa_mover **m);
+int move_create(const char *dir, const char *pointer_dir, struct pa_journal *j,
+		struct pa_mover **m);
 
 const struct pa_journal *move_journal(const struct pa_mover *m);
 const char *move_path(const struct pa_mover *m);
+/* The journal's absolute path (what the marker records). */
+const char *move_path_abs(const struct pa_mover *m);
 /* Bytes still to move according to the journal's last progress record. */
 uint64_t move_remaining(const struct pa_mover *m);
 void move_free(struct pa_mover *m);
@@ -102,8 +132,12 @@ int move_verify(struct pa_mover *m, struct pa_writer *w, uint64_t *bad);
  * durably. */
 int move_finish(struct pa_mover *m);
 
-/* Stage @p's MOVE steps in the shadow: the entries are kept, only their starts change. */
+/*
+ * Stage @p's MOVE steps in the shadow: the entries are kept, only their
+ * starts change; on a marked table what the marker replaced comes back
+ * from @j, so the final table and the marker's removal are one write.
+ */
 int move_table_stage(struct pa_shadow *sh, const struct pa_plan *p,
-		     struct pa_diags *msgs);
+		     const struct pa_journal *j, struct pa_diags *msgs);
 
 #endif

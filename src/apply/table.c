@@ -17,6 +17,7 @@
 
 #include "apply/apply.h"
 #include "apply/label.h"
+#include "core/marker.h"
 #include "scan/scan.h"
 
 #define HEAD_COPY (1u << 20)
@@ -175,6 +176,7 @@ static int fill_entries(struct pa_disk *d, struct pa_shadow *sh, struct pa_table
 		if (sh->label == PA_LABEL_GPT &&
 		    label_gpt_entry_guids(rd_fd, &sh->memfd, sh->logical, e.num, type, uuid) == 0) {
 			e.type = strdup(type);
+			e.uuid = strdup(uuid);
 		} else if (sh->label == PA_LABEL_MSDOS &&
 			   (sys = label_dos_system(rd_fd, &sh->memfd, e.num)) >= 0) {
 			if (asprintf(&e.type, "0x%02x", sys) < 0)
@@ -189,6 +191,42 @@ static int fill_entries(struct pa_disk *d, struct pa_shadow *sh, struct pa_table
 			return rc;
 	}
 	return 0;
+}
+
+static int wr_fd(void *ctx, uint64_t off, const void *buf, size_t len)
+{
+	int fd = *(int *)ctx;
+
+	return pwrite(fd, buf, len, (off_t)off) == (ssize_t)len ? 0 : -EIO;
+}
+
+static struct marker_io shadow_io(struct pa_shadow *sh)
+{
+	return (struct marker_io){rd_fd, wr_fd, &sh->memfd, sh->logical, sh->size};
+}
+
+/* The move marker the table carries, into @t. */
+static int read_marker(struct pa_shadow *sh, struct pa_table *t)
+{
+	struct marker_io io = shadow_io(sh);
+	struct pa_marker m;
+	int rc = marker_find(&io, &m);
+
+	if (rc <= 0)
+		return rc;
+	t->marked = true;
+	t->move_id = m.move_id;
+	t->move_id32 = m.id32;
+	if (m.journal[0] && !(t->move_journal = strdup(m.journal)))
+		return -ENOMEM;
+	return 0;
+}
+
+int apply_shadow_unmark(struct pa_shadow *sh, const struct pa_journal *j)
+{
+	struct marker_io io = shadow_io(sh);
+
+	return marker_clear(&io, j);
 }
 
 int apply_table_read(struct pa_disk *d, struct pa_shadow **out, struct pa_table *t,
@@ -273,6 +311,8 @@ int apply_table_read(struct pa_disk *d, struct pa_shadow **out, struct pa_table 
 			   &sh->nold);
 	if (rc == 0)
 		rc = fill_entries(d, sh, t);
+	if (rc == 0)
+		rc = read_marker(sh, t);
 	if (rc < 0)
 		goto fail_parted;
 	parted_end();
@@ -397,14 +437,30 @@ int apply_table_stage(struct pa_shadow *sh, const struct pa_plan *p, const char 
 {
 	int rc;
 
+	unsigned char s0[512], n0[512];
+	bool fresh = p->new_label != p->table.label || p->v[0].kind == PA_STEP_CREATE;
+	/*
+	 * A dos table kept as dos keeps its boot code and disk signature (the
+	 * PARTUUIDs): libparted 3.5 puts in its own boot code and a new random
+	 * signature when the boot code area is empty.
+	 */
+	bool keep0 = !fresh && p->table.label == PA_LABEL_MSDOS &&
+		     rd_fd(&sh->memfd, 0, s0, sizeof(s0)) == 0;
+
 	parted_begin(msgs, NULL);
-	if (p->new_label != p->table.label || p->v[0].kind == PA_STEP_CREATE)
+	if (fresh)
 		rc = stage_fresh(sh, p, name);
 	else
 		rc = stage_in_place(sh, p);
 	if (rc == 0 && !ped_disk_commit_to_dev(sh->staged))
 		rc = -EIO;
 	parted_end();
+	if (rc == 0 && keep0) {
+		rc = rd_fd(&sh->memfd, 0, n0, sizeof(n0));
+		memcpy(n0, s0, 446);
+		if (rc == 0)
+			rc = wr_fd(&sh->memfd, 0, n0, sizeof(n0));
+	}
 	if (rc == 0)
 		sh->label = p->new_label;
 	return rc;

@@ -17,25 +17,33 @@ struct cli_move_opts {
 	const char *journal_dir; /* NULL: move_journal_dir_default() */
 	bool verify;
 	bool quiet;
+	bool resume_only; /* resume: never start a move, only finish one */
 };
 
 /*
- * After plan_compute(): an unfinished move of @dev is announced on stderr;
- * without --move-data (@po->move_data) the disk is refused, with it the
- * plan is rebuilt from the journal, which *mv then holds.  0 or -errno.
+ * After plan_compute(): a disk whose table carries a move marker has an
+ * unfinished move.  It is announced on stderr; without --move-data
+ * (@po->move_data) the disk is refused; with it the journal whose move id
+ * the marker records is looked for (the marker's path, --journal DIR, the
+ * default directory), opened into *mv, and the plan rebuilt from it --
+ * without it the disk is refused, naming the move.  A 0.1 journal name
+ * for the disk refuses it too.  0 or -errno.
  */
 int cli_move_prepare(const struct cli_move_opts *mo, const struct pa_plan_opts *po,
 		     const struct pa_dev *dev, struct pa_plan *p, struct pa_mover **mv);
 
-/* After the in-use checks: refuse a journal directory on the disk being moved. */
+/*
+ * After the in-use checks: refuse a journal directory on the disk being
+ * moved, or on a file system that does not outlive a power cut.
+ */
 int cli_move_check_location(const struct cli_move_opts *mo, const struct pa_plan_opts *po,
 			    const struct pa_devlist *l, const struct pa_dev *dev,
 			    struct pa_plan *p);
 
 /*
- * Past the gate, before the table write: create the journal (unless
- * resuming), move the data, verify when asked.  Returns exit bits (0 when
- * the table may be written now).
+ * Past the gate, before the table write: create the journal and mark the
+ * disk (unless resuming), move the data, verify when asked.  Returns exit
+ * bits (0 when the table may be written now).
  */
 int cli_move_run(const struct cli_move_opts *mo, const struct pa_dev *dev,
 		 struct pa_disk *d, const struct pa_plan *p, struct pa_mover **mv,

@@ -5,26 +5,34 @@
  */
 #include "config.h"
 
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli/move-cli.h"
 #include "core/exitcodes.h"
+#include "core/marker.h"
 #include "scan/scan.h"
+
+/* A partition of @w carries the move marker: its name tells the move id (GPT). */
+static const struct pa_dev *marked_part(const struct pa_devlist *l, const struct pa_dev *w)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		if (l->v[i]->disk == w && marker_type_is_move(l->v[i]->part_type))
+			return l->v[i];
+	return NULL;
+}
 
 int cli_move_warn_pending(const struct pa_devlist *l, char **names, int nnames)
 {
 	const char *dir = move_journal_dir_default();
 	int status = PA_EXIT_OK, a;
 	size_t i;
-	DIR *dd = opendir(dir);
 
-	if (!dd)
-		return PA_EXIT_OK; /* no journal directory: no move ever started */
-	closedir(dd);
 	for (i = 0; i < l->n; i++) {
-		const struct pa_dev *w = l->v[i];
+		const struct pa_dev *w = l->v[i], *mp;
 		bool named = nnames == 0;
 		char *path;
 
@@ -36,12 +44,36 @@ int cli_move_warn_pending(const struct pa_devlist *l, char **names, int nnames)
 			named =
 			    scan_lookup(l, names[a], &d) == 0 && (d == w || d->disk == w);
 		}
-		if (!named || move_journal_find(dir, w, &path) <= 0)
+		if (!named)
+			continue;
+		if ((mp = marked_part(l, w))) {
+			const char *name = mp->part_name;
+			size_t pl = sizeof(PA_MOVE_NAME_PREFIX) - 1;
+			bool idn = name && strncmp(name, PA_MOVE_NAME_PREFIX, pl) == 0;
+
+			msg_warn(w->path,
+				 "an unfinished data move%s%s is recorded on the disk (partition "
+				 "%u): finish it with 'partalign resume %s'",
+				 idn ? " " : "", idn ? name + pl : "", mp->partno, w->path);
+			status |= PA_EXIT_MISALIGNED;
+			continue;
+		}
+		if (move_journal_find_any(w, &path) > 0) {
+			msg_warn(w->path,
+				 "an unfinished data move: its journal %s is there (check --probe "
+				 "reads the disk's own record): finish it with 'partalign resume "
+				 "%s'",
+				 path, w->path);
+			status |= PA_EXIT_MISALIGNED;
+			free(path);
+			continue;
+		}
+		if (move_journal_find(dir, w, &path) <= 0)
 			continue;
 		msg_warn(w->path,
-			 "unfinished data move, journal %s: finish it with "
-			 "'partalign resume %s'",
-			 path, w->path);
+			 "a move journal of partalign 0.1 is there for this disk (%s): finish "
+			 "that move with the partalign that started it",
+			 path);
 		status |= PA_EXIT_MISALIGNED;
 		free(path);
 	}

@@ -122,6 +122,7 @@ struct job {
 	char *backup;
 	const char *result;
 	struct pa_mover *mv; /* --move-data: the journal, once opened or created */
+	bool nothing_to_resume; /* resume: the disk records no move */
 };
 
 static void job_free(struct job *j)
@@ -438,6 +439,12 @@ static int prepare(const struct opts *o, const char *arg, struct job *j)
 		if (rc == 0)
 			rc = cli_move_prepare(&o->move, &o->plan, dev, &j->plan, &j->mv);
 	}
+	if (rc == 0 && o->move.resume_only && !j->plan.table.marked && !j->plan.refusal) {
+		j->planned = true;
+		j->nothing_to_resume = true;
+		free(inuse);
+		return PA_EXIT_OK;
+	}
 	if (rc < 0) {
 		msg_diags(&msgs);
 		msg_err(dev->path, -rc, "cannot read the partition table");
@@ -454,7 +461,8 @@ static int prepare(const struct opts *o, const char *arg, struct job *j)
 		rc = cli_move_check_location(&o->move, &o->plan, l, dev, &j->plan);
 	if (rc == 0 && !j->plan.refusal && j->plan.changes) {
 		/* plan and fix both stage: libparted must accept the new table */
-		rc = o->plan.move_data ? move_table_stage(j->sh, &j->plan, &msgs)
+		rc = o->plan.move_data ? move_table_stage(j->sh, &j->plan,
+							  j->mv ? move_journal(j->mv) : NULL, &msgs)
 				       : apply_table_stage(j->sh, &j->plan, o->name, &msgs);
 		if (rc < 0) {
 			msg_diags(&msgs);
@@ -769,7 +777,7 @@ static void usage(FILE *f, bool fix)
 static int parse(int argc, char **argv, struct opts *o)
 {
 	enum { OPT_LABEL = 256, OPT_NEW, OPT_NAME, OPT_DISCARD, OPT_BACKUP, OPT_WAIT, OPT_COLS,
-	       OPT_MOVE, OPT_JOURNAL, OPT_VERIFY };
+	       OPT_MOVE, OPT_JOURNAL, OPT_VERIFY, OPT_RESUME };
 	static const struct option longopts[] = {
 		{"align", required_argument, NULL, 'a'},
 		{"label", required_argument, NULL, OPT_LABEL},
@@ -779,6 +787,7 @@ static int parse(int argc, char **argv, struct opts *o)
 		{"move-data", no_argument, NULL, OPT_MOVE},
 		{"journal", required_argument, NULL, OPT_JOURNAL},
 		{"verify", no_argument, NULL, OPT_VERIFY},
+		{"resume-only", no_argument, NULL, OPT_RESUME}, /* from `partalign resume` */
 		{"quiet", no_argument, NULL, 'q'},
 		{"yes", no_argument, NULL, 'y'},
 		{"backup-dir", required_argument, NULL, OPT_BACKUP},
@@ -835,6 +844,9 @@ static int parse(int argc, char **argv, struct opts *o)
 			break;
 		case OPT_VERIFY:
 			o->move.verify = true;
+			break;
+		case OPT_RESUME:
+			o->move.resume_only = true;
 			break;
 		case 'q':
 			o->move.quiet = true;
@@ -929,7 +941,13 @@ static int run(int argc, char **argv, bool fix)
 			continue;
 		}
 		/* fix: the write gate */
-		if (j->plan.refusal) {
+		if (j->nothing_to_resume) {
+			j->result = "nothing to resume";
+			if (o.out.format == OUT_TABLE)
+				printf("%s: nothing to resume (the disk records no unfinished "
+				       "move)\n",
+				       j->dev->path);
+		} else if (j->plan.refusal) {
 			msg_err(j->dev->path, 0, "refused: %s", j->plan.refusal);
 			j->result = "refused";
 			status |= st;

@@ -54,30 +54,107 @@ static char *fmt(const char *f, ...)
 	return rc < 0 ? NULL : s;
 }
 
+/* " (the disk says it was written to PATH)", in a static buffer. */
+static const char *fmt_where(const char *path)
+{
+	static char buf[PATH_MAX + 64];
+
+	snprintf(buf, sizeof(buf), " (the disk says it was written to %s)", path);
+	return buf;
+}
+
+/* "0f3c2a9b6d1e4c57", or the 8 digits a dos disk records. */
+static const char *id_text(uint64_t id, bool id32, char *buf, size_t len)
+{
+	if (id32)
+		snprintf(buf, len, "%08" PRIx32, (uint32_t)id);
+	else
+		snprintf(buf, len, "%016" PRIx64, id);
+	return buf;
+}
+
+/* The journal belongs to this disk's table: identity, and the GUID of each entry. */
+static char *foreign_journal(const struct pa_journal *j, const struct pa_table *t)
+{
+	size_t m, i;
+	char *why = NULL;
+
+	for (m = 0; m < j->n; m++) {
+		const struct pa_jmove *v = &j->v[m];
+
+		for (i = 0; i < t->n && t->v[i].num != v->num; i++)
+			;
+		if (i == t->n)
+			continue; /* journal_plan says what is missing */
+		if (v->entry.uuid[0] && (!t->v[i].uuid || strcasecmp(t->v[i].uuid, v->entry.uuid)))
+			return fmt("partition %u has the GUID %s, the journal's has %s", v->num,
+				   t->v[i].uuid ? t->v[i].uuid : "none", v->entry.uuid);
+	}
+	if (strncmp(j->label, "gpt:", 4) == 0 && t->label != PA_LABEL_GPT)
+		why = fmt("the journal is of a GPT disk (%s)", j->label);
+	else if (strncmp(j->label, "dos:", 4) == 0 && t->label != PA_LABEL_MSDOS)
+		why = fmt("the journal is of a dos disk (%s)", j->label);
+	return why;
+}
+
 int cli_move_prepare(const struct cli_move_opts *mo, const struct pa_plan_opts *po,
 		     const struct pa_dev *dev, struct pa_plan *p, struct pa_mover **mv)
 {
-	char *path = NULL, *pointer = NULL;
-	int rc = move_journal_find(jdir(mo), dev, &path);
+	const struct pa_table *t = &p->table;
+	char *path = NULL, *why, idt[24];
+	int rc;
 
-	if (rc <= 0)
+	if (!t->marked) {
+		/* a 0.1 journal: its move left no marker, so only that journal knows */
+		rc = move_journal_find(jdir(mo), dev, &path);
+		if (rc <= 0)
+			return rc;
+		rc = refuse_over(p, fmt("a move journal of partalign 0.1 (%s) is there for this "
+					"disk, which carries no move marker: finish that move with "
+					"the partalign that started it, or move the file away if it "
+					"is not this disk's",
+					path));
+		free(path);
 		return rc;
-	rc = 0;
-	msg_warn(dev->path, "unfinished data move, journal %s", path);
+	}
+	id_text(t->move_id, t->move_id32, idt, sizeof(idt));
+	rc = move_journal_find_move(jdir(mo), t->move_id, t->move_id32, t->move_journal, &path);
+	if (rc < 0)
+		return rc;
+	if (rc == 0) {
+		msg_warn(dev->path, "unfinished data move %s recorded on the disk; no journal of "
+				    "it found",
+			 idt);
+		return refuse_over(
+		    p, fmt("an unfinished data move (move id %s) is recorded on the disk, but its "
+			   "journal is not in %s%s%s%s: give the directory that holds it, "
+			   "'partalign resume --journal DIR %s'",
+			   idt, jdir(mo),
+			   strcmp(jdir(mo), move_journal_dir_default()) ? " nor in " : "",
+			   strcmp(jdir(mo), move_journal_dir_default()) ? move_journal_dir_default()
+									 : "",
+			   t->move_journal ? fmt_where(t->move_journal) : "", dev->path));
+	}
+	msg_warn(dev->path, "unfinished data move %s, journal %s", idt, path);
 	if (!po->move_data) {
-		rc = refuse_over(
-		    p, fmt("an unfinished data move (journal %s): finish it with "
-			   "'partalign resume %s'",
-			   path, dev->path));
+		rc = refuse_over(p, fmt("an unfinished data move (move id %s, journal %s): finish "
+					"it with 'partalign resume %s'",
+					idt, path, dev->path));
 		goto out;
 	}
-	pointer = move_journal_path(move_journal_dir_default(), dev);
-	rc = move_open(path, pointer, mv);
-	free(pointer);
+	rc = move_open(path, NULL, mv);
 	if (rc < 0) {
 		msg_err(dev->path, -rc, "cannot read the journal %s", path);
-		rc = refuse_over(
-		    p, fmt("the journal %s of an unfinished move cannot be read", path));
+		rc = refuse_over(p, fmt("the journal %s of the unfinished move %s cannot be read",
+					path, idt));
+		goto out;
+	}
+	why = foreign_journal(move_journal(*mv), t);
+	if (why) {
+		rc = refuse_over(p, fmt("the journal %s is not this disk's: %s", path, why));
+		free(why);
+		move_free(*mv);
+		*mv = NULL;
 		goto out;
 	}
 	rc = journal_plan(move_journal(*mv), &dev->topo, po, p);
@@ -91,10 +168,16 @@ int cli_move_check_location(const struct cli_move_opts *mo, const struct pa_plan
 			    struct pa_plan *p)
 {
 	char *where = NULL, *msg;
+	const char *fstype = NULL;
 	int rc;
 
-	if (!po->move_data || (!p->changes && !p->refusal))
-		return 0;
+	if (!po->move_data || (!p->changes && !p->refusal) || p->table.marked)
+		return 0; /* nothing to move, or an unfinished move: that outranks this */
+	if (move_journal_durable(jdir(mo), &fstype) == -EROFS)
+		return refuse_over(p, fmt("the journal directory %s is on %s, which does not "
+					  "outlive a power cut: give --journal on a disk file "
+					  "system (not the disk being moved)",
+					  jdir(mo), fstype));
 	rc = move_journal_on_disk(jdir(mo), l, dev, &where);
 	if (rc <= 0)
 		return 0; /* cannot tell: the journal's own open fails later if it must */
@@ -178,16 +261,66 @@ static void catch_signals(bool on, struct sigaction *old)
 	}
 }
 
-static uint64_t chunk_from_env(void)
+/* A number from the environment, 0 when unset or not a number. */
+static uint64_t env_u64(const char *name)
 {
-	const char *e = getenv("PARTALIGN_MOVE_CHUNK");
+	const char *e = getenv(name);
 	char *end;
 	unsigned long long v;
 
 	if (!e || !*e)
 		return 0;
+	errno = 0;
 	v = strtoull(e, &end, 10);
-	return *end || v % PA_JOURNAL_BLOCK ? 0 : v;
+	return errno || *end ? 0 : v;
+}
+
+/*
+ * Benchmark knobs (bench/move-bench): PARTALIGN_MOVE_CHUNK (bytes, a
+ * multiple of 4096), PARTALIGN_MOVE_RECORD_MIN (the shortest move that
+ * records progress only; 0 the default), PARTALIGN_MOVE_SPLIT (chunks per
+ * distance of such a move).  Invalid values are the defaults.
+ */
+static struct apply_move_knobs knobs_from_env(void)
+{
+	struct apply_move_knobs k = {.chunk = env_u64("PARTALIGN_MOVE_CHUNK"),
+				     .record_min = env_u64("PARTALIGN_MOVE_RECORD_MIN"),
+				     .split = (unsigned int)env_u64("PARTALIGN_MOVE_SPLIT")};
+
+	if (k.chunk % PA_JOURNAL_BLOCK || k.chunk > PA_JOURNAL_CHUNK_MAX)
+		k.chunk = 0;
+	if (k.split > PA_JOURNAL_MIN_WINDOW)
+		k.split = 0;
+	return k;
+}
+
+/* Create the journal of a new move; exit bits, 0 when created. */
+static int new_journal(const struct cli_move_opts *mo, const struct pa_dev *dev,
+		       struct pa_disk *d, const struct pa_plan *p, struct pa_mover **mv)
+{
+	struct apply_move_knobs k = knobs_from_env();
+	struct pa_journal j;
+	char *id = apply_disk_id(dev);
+	int rc = id ? apply_move_journal(d, p, id, &k, &j) : -ENOMEM;
+
+	free(id);
+	if (rc == -EOPNOTSUPP) {
+		msg_err(dev->path, 0, "the partition table cannot record a move (no valid GPT or "
+				      "dos label); nothing moved");
+		return PA_EXIT_ERROR | PA_EXIT_MISALIGNED;
+	}
+	if (rc == 0)
+		rc = move_create(jdir(mo),
+				 same_dir(jdir(mo), move_journal_dir_default())
+				     ? NULL
+				     : move_journal_dir_default(),
+				 &j, mv);
+	if (rc < 0) {
+		msg_err(dev->path, -rc, "cannot create the move journal in %s; nothing moved",
+			jdir(mo));
+		return PA_EXIT_ERROR | PA_EXIT_MISALIGNED;
+	}
+	return PA_EXIT_OK;
 }
 
 int cli_move_run(const struct cli_move_opts *mo, const struct pa_dev *dev,
@@ -197,33 +330,32 @@ int cli_move_run(const struct cli_move_opts *mo, const struct pa_dev *dev,
 	struct prog_ctx pc = {.dev = dev->path};
 	struct sigaction old[3];
 	struct pa_move_stats st;
-	char a[32], b[32], *id = NULL, *path = NULL, *pointer;
+	char a[32], b[32], idt[24];
 	uint64_t bad = 0;
 	int rc;
 
 	if (!*mv) {
 		if (!p->changes)
 			return PA_EXIT_OK;
-		path = move_journal_path(jdir(mo), dev);
-		id = apply_disk_id(dev);
-		pointer = same_dir(jdir(mo), move_journal_dir_default())
-			      ? NULL
-			      : move_journal_path(move_journal_dir_default(), dev);
-		rc = path && id ? move_create(path, pointer, p, dev->path, id,
-					      chunk_from_env(), mv)
-				: -ENOMEM;
-		free(id);
-		free(pointer);
-		if (rc < 0) {
-			msg_err(dev->path, -rc,
-				"cannot create the move journal %s; nothing moved",
-				path ? path : jdir(mo));
-			free(path);
-			return PA_EXIT_ERROR | PA_EXIT_MISALIGNED;
-		}
-		free(path);
+		rc = new_journal(mo, dev, d, p, mv);
+		if (rc)
+			return rc;
 		if (report)
-			printf("%s: move journal %s\n", dev->path, move_path(*mv));
+			printf("%s: move journal %s (move id %s)\n", dev->path, move_path(*mv),
+			       id_text(move_journal(*mv)->move_id, false, idt, sizeof(idt)));
+	}
+	/*
+	 * The disk records the move before its first data write; on a resume
+	 * again, since a cut may have left the marker half written, and so that
+	 * it names where the journal is now.
+	 */
+	rc = apply_marker_write(d, w, move_journal(*mv), move_path_abs(*mv));
+	if (rc < 0) {
+		msg_err(dev->path, -rc,
+			"cannot record the move on the disk; this run moved no data: 'partalign "
+			"resume %s' tries again (journal %s)",
+			dev->path, move_path(*mv));
+		return PA_EXIT_ERROR | PA_EXIT_MISALIGNED;
 	}
 	if (move_journal(*mv)->disk_size != d->size ||
 	    move_journal(*mv)->logical != d->logical) {
@@ -326,30 +458,32 @@ int cmd_resume(int argc, char **argv)
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	const char *journal = NULL, *backup = NULL, *wait = NULL;
-	bool verify = false, quiet = false;
-	struct pa_scan_opts so = {0};
-	struct pa_devlist devs = {0};
-	struct pa_diags diags = {0};
 	char *fargv[16 + 256];
-	int fargc = 0, status = PA_EXIT_OK, c, i, rc, pending = 0;
+	int fargc = 0, c, i;
 
+	fargv[fargc++] = argv[0];
+	fargv[fargc++] = "--move-data";
+	fargv[fargc++] = "--yes";
+	fargv[fargc++] = "--resume-only";
 	while ((c = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
 		switch (c) {
 		case OPT_JOURNAL:
-			journal = optarg;
+			fargv[fargc++] = "--journal";
+			fargv[fargc++] = optarg;
 			break;
 		case OPT_BACKUP:
-			backup = optarg;
-			break;
-		case OPT_VERIFY:
-			verify = true;
-			break;
-		case 'q':
-			quiet = true;
+			fargv[fargc++] = "--backup-dir";
+			fargv[fargc++] = optarg;
 			break;
 		case OPT_WAIT:
-			wait = optarg;
+			fargv[fargc++] = "--wait";
+			fargv[fargc++] = optarg;
+			break;
+		case OPT_VERIFY:
+			fargv[fargc++] = "--verify";
+			break;
+		case 'q':
+			fargv[fargc++] = "--quiet";
 			break;
 		case 'h':
 			usage(stdout);
@@ -358,63 +492,16 @@ int cmd_resume(int argc, char **argv)
 			usage(stderr);
 			return PA_EXIT_USAGE;
 		}
+		if (fargc > 14)
+			return PA_EXIT_USAGE;
 	}
 	if (optind == argc || argc - optind > 256) {
 		msg_err(NULL, 0, optind == argc ? "no device given" : "too many devices");
 		return PA_EXIT_USAGE;
 	}
-	rc = scan_devices(&so, &devs, &diags);
-	status |= msg_diags(&diags);
-	pa_diags_free(&diags);
-	if (rc < 0) {
-		msg_err(NULL, -rc, "cannot scan block devices");
-		pa_devlist_free(&devs);
-		return status | PA_EXIT_ERROR;
-	}
-	fargv[fargc++] = argv[0];
-	fargv[fargc++] = "--move-data";
-	fargv[fargc++] = "--yes";
-	if (journal) {
-		fargv[fargc++] = "--journal";
-		fargv[fargc++] = (char *)journal;
-	}
-	if (backup) {
-		fargv[fargc++] = "--backup-dir";
-		fargv[fargc++] = (char *)backup;
-	}
-	if (wait) {
-		fargv[fargc++] = "--wait";
-		fargv[fargc++] = (char *)wait;
-	}
-	if (verify)
-		fargv[fargc++] = "--verify";
-	if (quiet)
-		fargv[fargc++] = "--quiet";
-	for (i = optind; i < argc; i++) {
-		struct pa_dev *d = NULL;
-		char *path;
-
-		rc = scan_lookup(&devs, argv[i], &d);
-		if (rc < 0 || d->kind == PA_KIND_PART) {
-			fargv[fargc++] = argv[i]; /* fix says what is wrong with it */
-			pending++;
-			continue;
-		}
-		path = NULL;
-		if (move_journal_find(journal ? journal : move_journal_dir_default(), d,
-				      &path) > 0) {
-			fargv[fargc++] = argv[i];
-			pending++;
-		} else {
-			printf("%s: nothing to resume (no journal in %s)\n", d->path,
-			       journal ? journal : move_journal_dir_default());
-		}
-		free(path);
-	}
+	for (i = optind; i < argc; i++)
+		fargv[fargc++] = argv[i];
 	fargv[fargc] = NULL;
-	pa_devlist_free(&devs);
-	if (!pending)
-		return status;
 	optind = 0; /* fix parses its own arguments */
-	return status | cmd_fix(fargc, fargv);
+	return cmd_fix(fargc, fargv);
 }

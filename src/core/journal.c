@@ -12,13 +12,13 @@
 #include <string.h>
 
 #include "core/crc32.h"
+#include "core/endian.h"
 #include "core/journal.h"
 
-#define MAGIC "partalign-journal 1\n"
+#define MAGIC "partalign-journal 2\n"
 #define PROG_MAGIC "PAJPROG1"
 #define SLOT_MAGIC "PAJSLOT1"
-#define MAX_MOVES 4096
-
+#define MAX_TEXT (1u << 20)
 
 static uint64_t round_up(uint64_t x, uint64_t to)
 {
@@ -29,13 +29,14 @@ void journal_free(struct pa_journal *j)
 {
 	free(j->device);
 	free(j->id);
+	free(j->label);
 	free(j->v);
 	memset(j, 0, sizeof(*j));
 }
 
 uint64_t journal_nchunks(const struct pa_journal *j, size_t m)
 {
-	return (j->v[m].len + j->chunk - 1) / j->chunk;
+	return (j->v[m].len + j->v[m].chunk - 1) / j->v[m].chunk;
 }
 
 void journal_chunk(const struct pa_journal *j, size_t m, uint64_t i, uint64_t *src,
@@ -45,11 +46,11 @@ void journal_chunk(const struct pa_journal *j, size_t m, uint64_t i, uint64_t *s
 	uint64_t lo, hi;
 
 	if (v->to < v->from) {
-		lo = i * j->chunk;
-		hi = lo + j->chunk < v->len ? lo + j->chunk : v->len;
+		lo = i * v->chunk;
+		hi = lo + v->chunk < v->len ? lo + v->chunk : v->len;
 	} else {
-		hi = v->len - i * j->chunk;
-		lo = hi > j->chunk ? hi - j->chunk : 0;
+		hi = v->len - i * v->chunk;
+		lo = hi > v->chunk ? hi - v->chunk : 0;
 	}
 	*src = v->from + lo;
 	*dst = v->to + lo;
@@ -68,13 +69,13 @@ int64_t journal_clobbers(const struct pa_journal *j, size_t m, uint64_t i)
 		d = v->from - v->to;
 		if (lo + len <= d)
 			return -1;
-		return (int64_t)((lo + len - d - 1) / j->chunk);
+		return (int64_t)((lo + len - d - 1) / v->chunk);
 	}
 	/* forward: source offsets [lo + d, lo + len + d); the lowest is the latest */
 	d = v->to - v->from;
 	if (lo + d >= v->len)
 		return -1;
-	return (int64_t)((v->len - 1 - (lo + d)) / j->chunk);
+	return (int64_t)((v->len - 1 - (lo + d)) / v->chunk);
 }
 
 /* Does a write of move @m land less than PA_JOURNAL_MIN_WINDOW chunks past its victim? */
@@ -119,9 +120,46 @@ static int cmp_move(const void *a, const void *b)
 	return x->from < y->from ? -1 : x->from > y->from;
 }
 
+static void hex_of(const unsigned char *b, size_t n, char *out)
+{
+	static const char d[] = "0123456789abcdef";
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		out[2 * i] = d[b[i] >> 4];
+		out[2 * i + 1] = d[b[i] & 15];
+	}
+	out[2 * n] = '\0';
+}
+
+static int nibble(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	return -1;
+}
+
+static bool hex_to(const char *s, unsigned char *b, size_t n)
+{
+	size_t i;
+
+	if (strlen(s) != 2 * n)
+		return false;
+	for (i = 0; i < n; i++) {
+		int hi = nibble(s[2 * i]), lo = nibble(s[2 * i + 1]);
+
+		if (hi < 0 || lo < 0)
+			return false;
+		b[i] = (unsigned char)(hi << 4 | lo);
+	}
+	return true;
+}
+
 static int header_text(const struct pa_journal *j, char **out, size_t *len)
 {
-	char *body = NULL, *all = NULL;
+	char *body = NULL, *all = NULL, name[2 * PA_JOURNAL_NAME_LEN + 1];
 	size_t blen = 0;
 	FILE *f = open_memstream(&body, &blen);
 	size_t m;
@@ -130,19 +168,28 @@ static int header_text(const struct pa_journal *j, char **out, size_t *len)
 	if (!f)
 		return -ENOMEM;
 	fprintf(f,
-		MAGIC "device %s\nid %s\nsize %" PRIu64 "\nlogical %" PRIu32
-		      "\nchunk %" PRIu64 "\nnonce %016" PRIx64 "\nring %" PRIu32 "\n",
-		j->device, j->id, j->disk_size, j->logical, j->chunk, j->nonce, j->ring);
-	for (m = 0; m < j->n; m++)
-		fprintf(f, "move %u %" PRIu64 " %" PRIu64 " %" PRIu64 " %s\n",
-			j->v[m].num, j->v[m].from, j->v[m].to, j->v[m].len,
-			j->v[m].save ? "save" : "record");
+		MAGIC "device %s\nid %s\nlabel %s\nmove-id %016" PRIx64 "\nsize %" PRIu64
+		      "\nlogical %" PRIu32 "\nchunk %" PRIu64 "\nnonce %016" PRIx64
+		      "\nring %" PRIu32 "\n",
+		j->device, j->id, j->label ? j->label : "-", j->move_id, j->disk_size,
+		j->logical, j->chunk, j->nonce, j->ring);
+	for (m = 0; m < j->n; m++) {
+		const struct pa_jmove *v = &j->v[m];
+
+		fprintf(f, "move %u %" PRIu64 " %" PRIu64 " %" PRIu64 " %s %" PRIu64 "\n",
+			v->num, v->from, v->to, v->len, v->save ? "save" : "record", v->chunk);
+		if (v->entry.has_name)
+			hex_of(v->entry.name, PA_JOURNAL_NAME_LEN, name);
+		fprintf(f, "entry %u %s %s %s\n", v->num,
+			v->entry.type[0] ? v->entry.type : "-",
+			v->entry.uuid[0] ? v->entry.uuid : "-",
+			v->entry.has_name ? name : "-");
+	}
 	if (fclose(f) != 0) {
 		free(body);
 		return -ENOMEM;
 	}
-	rc = asprintf(&all, "%scrc32 %08" PRIx32 "\nend\n", body,
-		      pa_crc32(0, body, blen));
+	rc = asprintf(&all, "%scrc32 %08" PRIx32 "\nend\n", body, pa_crc32(0, body, blen));
 	free(body);
 	if (rc < 0)
 		return -ENOMEM;
@@ -153,20 +200,65 @@ static int header_text(const struct pa_journal *j, char **out, size_t *len)
 
 static bool word_ok(const char *s)
 {
-	return s && *s && !strpbrk(s, " \t\n");
+	return s && *s && strlen(s) < 1024 && !strpbrk(s, " \t\n");
+}
+
+void journal_relayout(struct pa_journal *j)
+{
+	char *text = NULL;
+	size_t len = 0;
+
+	if (header_text(j, &text, &len) == 0)
+		layout(j, len);
+	free(text);
+}
+
+struct pa_jmove *journal_move_of(struct pa_journal *j, unsigned int num)
+{
+	size_t m;
+
+	for (m = 0; m < j->n; m++)
+		if (j->v[m].num == num)
+			return &j->v[m];
+	return NULL;
+}
+
+int journal_set_label(struct pa_journal *j, const char *label)
+{
+	char *s;
+
+	if (!word_ok(label))
+		return -EINVAL;
+	s = strdup(label);
+	if (!s)
+		return -ENOMEM;
+	free(j->label);
+	j->label = s;
+	journal_relayout(j);
+	return 0;
 }
 
 int journal_init(struct pa_journal *j, const struct pa_plan *p, const char *device,
 		 const char *id, uint64_t chunk, uint64_t nonce)
 {
-	char *text = NULL;
-	size_t i, len;
-	int rc;
+	return journal_init2(j, p, device, id, chunk, 0, PA_JOURNAL_RECORD_SPLIT, nonce);
+}
+
+int journal_init2(struct pa_journal *j, const struct pa_plan *p, const char *device,
+		  const char *id, uint64_t chunk, uint64_t record_min, unsigned int split,
+		  uint64_t nonce)
+{
+	size_t i;
+	bool any_save = false;
 
 	memset(j, 0, sizeof(*j));
 	if (!chunk)
 		chunk = PA_JOURNAL_CHUNK;
-	if (chunk % PA_JOURNAL_BLOCK || !word_ok(device) || !word_ok(id))
+	if (!record_min)
+		record_min = PA_JOURNAL_RECORD_MIN;
+	if (chunk % PA_JOURNAL_BLOCK || chunk > PA_JOURNAL_CHUNK_MAX || !split ||
+	    split > PA_JOURNAL_MIN_WINDOW || !word_ok(device) || !word_ok(id) ||
+	    p->n > PA_JOURNAL_MAX_MOVES)
 		return -EINVAL;
 	j->device = strdup(device);
 	j->id = strdup(id);
@@ -179,6 +271,7 @@ int journal_init(struct pa_journal *j, const struct pa_plan *p, const char *devi
 	j->logical = p->table.logical;
 	j->chunk = chunk;
 	j->nonce = nonce;
+	j->move_id = nonce ? nonce : 1;
 	for (i = 0; i < p->n; i++) {
 		const struct pa_step *s = &p->v[i];
 
@@ -188,22 +281,29 @@ int journal_init(struct pa_journal *j, const struct pa_plan *p, const char *devi
 			journal_free(j);
 			return -EINVAL;
 		}
-		j->v[j->n++] = (struct pa_jmove){s->num, s->old->start, s->new_start,
-						 s->new_size, false};
+		j->v[j->n++] = (struct pa_jmove){.num = s->num,
+						 .from = s->old->start,
+						 .to = s->new_start,
+						 .len = s->new_size,
+						 .chunk = chunk};
 	}
 	qsort(j->v, j->n, sizeof(*j->v), cmp_move);
 	for (i = 0; i < j->n; i++) {
-		j->v[i].save = needs_saving(j, i);
-		if (j->v[i].save)
-			j->ring = PA_JOURNAL_RING;
+		struct pa_jmove *v = &j->v[i];
+		uint64_t d = v->to > v->from ? v->to - v->from : v->from - v->to;
+		uint64_t c = d / split / PA_JOURNAL_BLOCK * PA_JOURNAL_BLOCK;
+
+		if (d >= record_min && c >= PA_JOURNAL_BLOCK) {
+			/* no write reaches the source of its own chunk: record only */
+			v->chunk = c < chunk ? c : chunk;
+			v->save = false;
+		} else {
+			v->save = needs_saving(j, i);
+		}
+		any_save |= v->save;
 	}
-	rc = header_text(j, &text, &len);
-	if (rc < 0) {
-		journal_free(j);
-		return rc;
-	}
-	layout(j, len);
-	free(text);
+	j->ring = any_save ? PA_JOURNAL_RING : 0;
+	journal_relayout(j);
 	return 0;
 }
 
@@ -227,87 +327,251 @@ int journal_format(const struct pa_journal *j, char **buf)
 	return 0;
 }
 
-int journal_parse(const char *buf, size_t len, struct pa_journal *j)
+/* Unsigned decimal or (hex) number that fills the whole word. */
+static bool num_of(const char *s, bool hex, uint64_t *v)
 {
-	const char *p = buf, *end = memchr(buf, '\0', len);
-	const char *crc_line = NULL;
-	char val[4096], save[16];
-	unsigned long long a, b, c;
-	unsigned int num, crc;
-	bool done = false;
-	int rc = -EBADMSG;
+	char *end;
 
-	memset(j, 0, sizeof(*j));
-	if (!end)
-		end = buf + len;
-	if ((size_t)(end - buf) < sizeof(MAGIC) - 1 ||
-	    memcmp(buf, MAGIC, sizeof(MAGIC) - 1))
-		return -EBADMSG;
-	j->v = calloc(MAX_MOVES, sizeof(*j->v));
-	if (!j->v)
-		return -ENOMEM;
-	while (p < end && !done) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		char line[4200];
-		size_t n;
+	if (!*s || *s == '-' || *s == '+' || *s == ' ')
+		return false;
+	errno = 0;
+	*v = strtoull(s, &end, hex ? 16 : 10);
+	return errno == 0 && *end == '\0';
+}
 
-		if (!nl)
-			break;
-		n = (size_t)(nl - p);
-		if (n >= sizeof(line))
-			goto out;
-		memcpy(line, p, n);
-		line[n] = '\0';
-		if (strncmp(line, "crc32 ", 6) == 0)
-			crc_line = p;
-		if (p == buf) {
-			/* magic */
-		} else if (strcmp(line, "end") == 0) {
-			done = true;
-		} else if (sscanf(line, "device %4095s", val) == 1) {
-			free(j->device);
-			j->device = strdup(val);
-		} else if (sscanf(line, "id %4095s", val) == 1) {
-			free(j->id);
-			j->id = strdup(val);
-		} else if (sscanf(line, "size %llu", &a) == 1) {
-			j->disk_size = a;
-		} else if (sscanf(line, "logical %llu", &a) == 1) {
-			j->logical = (uint32_t)a;
-		} else if (sscanf(line, "chunk %llu", &a) == 1) {
-			j->chunk = a;
-		} else if (sscanf(line, "nonce %llx", &a) == 1) {
-			j->nonce = a;
-		} else if (sscanf(line, "ring %llu", &a) == 1) {
-			j->ring = (uint32_t)a;
-		} else if (sscanf(line, "move %u %llu %llu %llu %15s", &num, &a, &b, &c,
-				  save) == 5) {
-			if (j->n >= MAX_MOVES)
-				goto out;
-			j->v[j->n++] =
-			    (struct pa_jmove){num, a, b, c, strcmp(save, "save") == 0};
-		} else if (crc_line == p && sscanf(line + 6, "%8x", &crc) == 1 &&
-			   !line[14]) {
-			if (pa_crc32(0, buf, (size_t)(crc_line - buf)) != crc)
-				goto out;
-		} else {
-			goto out;
-		}
-		p = nl + 1;
+static bool add_ok(uint64_t a, uint64_t b, uint64_t max)
+{
+	uint64_t s;
+
+	return !__builtin_add_overflow(a, b, &s) && s <= max;
+}
+
+static bool guid_ok(const char *s)
+{
+	size_t i;
+
+	if (strlen(s) != 36)
+		return false;
+	for (i = 0; i < 36; i++) {
+		bool dash = i == 8 || i == 13 || i == 18 || i == 23;
+
+		if (dash ? s[i] != '-' : !strchr("0123456789ABCDEFabcdef", s[i]))
+			return false;
 	}
-	if (!done || !crc_line || !j->device || !j->id || !j->logical || !j->chunk ||
-	    j->chunk % PA_JOURNAL_BLOCK || !j->n)
-		goto out;
-	for (num = 0; num < j->n; num++) {
-		const struct pa_jmove *v = &j->v[num];
+	return true;
+}
+
+static int parse_entry(struct pa_journal *j, char **w, int nw)
+{
+	struct pa_jmove *v;
+	uint64_t num;
+
+	if (nw != 5 || !num_of(w[1], false, &num) || num > UINT32_MAX)
+		return -EBADMSG;
+	v = journal_move_of(j, (unsigned int)num);
+	if (!v || v->entry.type[0])
+		return -EBADMSG;
+	if (guid_ok(w[2])) {
+		if (!guid_ok(w[3]))
+			return -EBADMSG;
+		memcpy(v->entry.type, w[2], 37);
+		memcpy(v->entry.uuid, w[3], 37);
+		if (strcmp(w[4], "-") != 0) {
+			if (!hex_to(w[4], v->entry.name, PA_JOURNAL_NAME_LEN))
+				return -EBADMSG;
+			v->entry.has_name = true;
+		}
+		return 0;
+	}
+	if (strlen(w[2]) != 4 || strncmp(w[2], "0x", 2) || nibble(w[2][2]) < 0 ||
+	    nibble(w[2][3]) < 0 || strcmp(w[3], "-") || strcmp(w[4], "-"))
+		return -EBADMSG;
+	memcpy(v->entry.type, w[2], 5);
+	return 0;
+}
+
+static int parse_move(struct pa_journal *j, char **w, int nw)
+{
+	uint64_t num, from, to, len, chunk;
+	struct pa_jmove *v;
+
+	if (nw != 7 || !num_of(w[1], false, &num) || !num_of(w[2], false, &from) ||
+	    !num_of(w[3], false, &to) || !num_of(w[4], false, &len) ||
+	    !num_of(w[6], false, &chunk) || num == 0 || num > UINT32_MAX ||
+	    (strcmp(w[5], "save") && strcmp(w[5], "record")) ||
+	    j->n >= PA_JOURNAL_MAX_MOVES || journal_move_of(j, (unsigned int)num))
+		return -EBADMSG;
+	v = &j->v[j->n++];
+	*v = (struct pa_jmove){.num = (unsigned int)num,
+			       .from = from,
+			       .to = to,
+			       .len = len,
+			       .chunk = chunk,
+			       .save = strcmp(w[5], "save") == 0};
+	return 0;
+}
+
+/* Split @line at blanks into at most @max words (in place); how many. */
+static int split_words(char *line, char **w, int max)
+{
+	int n = 0;
+	char *p = line;
+
+	while (*p) {
+		if (n == max)
+			return max + 1;
+		w[n++] = p;
+		p = strchr(p, ' ');
+		if (!p)
+			break;
+		*p++ = '\0';
+		if (!*p || *p == ' ')
+			return max + 1; /* an empty word: not our format */
+	}
+	return n;
+}
+
+static int parse_line(struct pa_journal *j, char *line, unsigned int *seen)
+{
+	static const char *const keys[] = {"device", "id",    "label", "move-id", "size",
+					   "logical", "chunk", "nonce", "ring"};
+	char *w[8];
+	int nw = split_words(line, w, 7);
+	uint64_t v;
+	size_t k;
+
+	if (nw < 2 || nw > 7)
+		return -EBADMSG;
+	if (strcmp(w[0], "move") == 0)
+		return parse_move(j, w, nw);
+	if (strcmp(w[0], "entry") == 0)
+		return parse_entry(j, w, nw);
+	for (k = 0; k < sizeof(keys) / sizeof(keys[0]) && strcmp(w[0], keys[k]); k++)
+		;
+	if (k == sizeof(keys) / sizeof(keys[0]) || nw != 2 || (*seen & (1u << k)))
+		return -EBADMSG;
+	*seen |= 1u << k;
+	if (k <= 2) {
+		char **dst = k == 0 ? &j->device : k == 1 ? &j->id : &j->label;
+
+		if (!word_ok(w[1]))
+			return -EBADMSG;
+		*dst = strdup(w[1]);
+		return *dst ? 0 : -ENOMEM;
+	}
+	if (!num_of(w[1], k == 3 || k == 7, &v))
+		return -EBADMSG;
+	switch (k) {
+	case 3:
+		j->move_id = v;
+		break;
+	case 4:
+		j->disk_size = v;
+		break;
+	case 5:
+		if (v < 512 || v > 65536 || (v & (v - 1)))
+			return -EBADMSG;
+		j->logical = (uint32_t)v;
+		break;
+	case 6:
+		j->chunk = v;
+		break;
+	case 7:
+		j->nonce = v;
+		break;
+	default:
+		if (v > PA_JOURNAL_RING_MAX)
+			return -EBADMSG;
+		j->ring = (uint32_t)v;
+		break;
+	}
+	return 0;
+}
+
+/* The values together: every move inside the disk, sane chunks, entries for all. */
+static bool journal_sane(const struct pa_journal *j)
+{
+	uint64_t chunks = 0;
+	size_t m;
+
+	if (!j->device || !j->id || !j->label || !j->move_id || !j->logical || !j->n ||
+	    j->disk_size == 0 || j->disk_size > (UINT64_MAX >> 2) ||
+	    j->disk_size % j->logical || j->chunk < PA_JOURNAL_BLOCK ||
+	    j->chunk > PA_JOURNAL_CHUNK_MAX || j->chunk % PA_JOURNAL_BLOCK)
+		return false;
+	for (m = 0; m < j->n; m++) {
+		const struct pa_jmove *v = &j->v[m];
 
 		if (!v->len || v->from == v->to || v->len % j->logical ||
 		    v->from % j->logical || v->to % j->logical ||
-		    v->from + v->len > j->disk_size || v->to + v->len > j->disk_size ||
-		    (v->save && !j->ring))
-			goto out;
+		    !add_ok(v->from, v->len, j->disk_size) ||
+		    !add_ok(v->to, v->len, j->disk_size) || v->chunk < PA_JOURNAL_BLOCK ||
+		    v->chunk > j->chunk || v->chunk % PA_JOURNAL_BLOCK ||
+		    (v->save && (!j->ring || v->chunk != j->chunk)) || !v->entry.type[0])
+			return false;
+		chunks += journal_nchunks(j, m);
 	}
+	/* the checksum table: 4 bytes a chunk, a few hundred MiB at most */
+	return chunks <= (64ull << 20);
+}
+
+int journal_parse(const char *buf, size_t len, struct pa_journal *j)
+{
+	const char *p = buf, *end, *crc_line = NULL;
+	unsigned int seen = 0;
+	bool done = false;
+	size_t i;
+	int rc = -EBADMSG;
+
+	memset(j, 0, sizeof(*j));
+	if (len > MAX_TEXT)
+		len = MAX_TEXT;
+	end = buf + len;
+	if (len < sizeof(MAGIC) - 1 || memcmp(buf, MAGIC, sizeof(MAGIC) - 1))
+		return -EBADMSG;
+	j->v = calloc(PA_JOURNAL_MAX_MOVES, sizeof(*j->v));
+	if (!j->v)
+		return -ENOMEM;
+	p = buf + sizeof(MAGIC) - 1;
+	while (p < end && !done) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		char line[1100];
+		size_t n;
+		unsigned int crc;
+
+		if (!nl)
+			goto out;
+		n = (size_t)(nl - p);
+		if (n >= sizeof(line) || memchr(p, '\0', n))
+			goto out;
+		memcpy(line, p, n);
+		line[n] = '\0';
+		if (crc_line) {
+			if (strcmp(line, "end") != 0)
+				goto out;
+			done = true;
+		} else if (strncmp(line, "crc32 ", 6) == 0) {
+			if (n != 14 || sscanf(line + 6, "%8x", &crc) != 1 ||
+			    pa_crc32(0, buf, (size_t)(p - buf)) != crc)
+				goto out;
+			crc_line = p;
+		} else {
+			rc = parse_line(j, line, &seen);
+			if (rc < 0)
+				goto out;
+			rc = -EBADMSG;
+		}
+		p = nl + 1;
+	}
+	if (!done || seen != 0x1ff || !journal_sane(j))
+		goto out;
 	layout(j, (size_t)(p - buf));
+	/* every byte of the header block is ours: nothing after "end" but NUL */
+	if (j->hdr_len > len)
+		goto out;
+	for (i = (size_t)(p - buf); i < j->hdr_len; i++)
+		if (buf[i])
+			goto out;
 	return 0;
 out:
 	journal_free(j);
@@ -329,33 +593,6 @@ uint64_t journal_slot_pos(const struct pa_journal *j, uint64_t i)
 	return j->ring_off + (i % j->ring) * (PA_JOURNAL_BLOCK + j->chunk);
 }
 
-static void put32(unsigned char *p, uint32_t v)
-{
-	int k;
-
-	for (k = 0; k < 4; k++)
-		p[k] = (unsigned char)(v >> (8 * k));
-}
-
-static void put64(unsigned char *p, uint64_t v)
-{
-	int k;
-
-	for (k = 0; k < 8; k++)
-		p[k] = (unsigned char)(v >> (8 * k));
-}
-
-static uint32_t get32(const unsigned char *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-	       (uint32_t)p[3] << 24;
-}
-
-static uint64_t get64(const unsigned char *p)
-{
-	return (uint64_t)get32(p) | (uint64_t)get32(p + 4) << 32;
-}
-
 /*
  * Records: magic[8] nonce[8] fields... crc32[4] over everything before it,
  * zero padded to a block.  A torn or stale record fails the magic, nonce
@@ -365,23 +602,23 @@ void journal_prog_encode(const struct pa_jprog *r, uint64_t nonce, unsigned char
 {
 	memset(buf, 0, PA_JOURNAL_BLOCK);
 	memcpy(buf, PROG_MAGIC, 8);
-	put64(buf + 8, nonce);
-	put64(buf + 16, r->seq);
-	put32(buf + 24, r->move);
-	put64(buf + 28, r->done);
-	put32(buf + 36, r->crcs);
-	put32(buf + 40, pa_crc32(0, buf, 40));
+	put_le64(buf + 8, nonce);
+	put_le64(buf + 16, r->seq);
+	put_le32(buf + 24, r->move);
+	put_le64(buf + 28, r->done);
+	put_le32(buf + 36, r->crcs);
+	put_le32(buf + 40, pa_crc32(0, buf, 40));
 }
 
 int journal_prog_decode(const unsigned char *buf, uint64_t nonce, struct pa_jprog *r)
 {
-	if (memcmp(buf, PROG_MAGIC, 8) || get64(buf + 8) != nonce ||
-	    get32(buf + 40) != pa_crc32(0, buf, 40))
+	if (memcmp(buf, PROG_MAGIC, 8) || get_le64(buf + 8) != nonce ||
+	    get_le32(buf + 40) != pa_crc32(0, buf, 40))
 		return -EBADMSG;
-	r->seq = get64(buf + 16);
-	r->move = get32(buf + 24);
-	r->done = get64(buf + 28);
-	r->crcs = get32(buf + 36);
+	r->seq = get_le64(buf + 16);
+	r->move = get_le32(buf + 24);
+	r->done = get_le64(buf + 28);
+	r->crcs = get_le32(buf + 36);
 	return 0;
 }
 
@@ -389,23 +626,23 @@ void journal_slot_encode(const struct pa_jslot *s, uint64_t nonce, unsigned char
 {
 	memset(buf, 0, PA_JOURNAL_BLOCK);
 	memcpy(buf, SLOT_MAGIC, 8);
-	put64(buf + 8, nonce);
-	put32(buf + 16, s->move);
-	put64(buf + 20, s->chunk);
-	put64(buf + 28, s->len);
-	put32(buf + 36, s->crc);
-	put32(buf + 40, pa_crc32(0, buf, 40));
+	put_le64(buf + 8, nonce);
+	put_le32(buf + 16, s->move);
+	put_le64(buf + 20, s->chunk);
+	put_le64(buf + 28, s->len);
+	put_le32(buf + 36, s->crc);
+	put_le32(buf + 40, pa_crc32(0, buf, 40));
 }
 
 int journal_slot_decode(const unsigned char *buf, uint64_t nonce, struct pa_jslot *s)
 {
-	if (memcmp(buf, SLOT_MAGIC, 8) || get64(buf + 8) != nonce ||
-	    get32(buf + 40) != pa_crc32(0, buf, 40))
+	if (memcmp(buf, SLOT_MAGIC, 8) || get_le64(buf + 8) != nonce ||
+	    get_le32(buf + 40) != pa_crc32(0, buf, 40))
 		return -EBADMSG;
-	s->move = get32(buf + 16);
-	s->chunk = get64(buf + 20);
-	s->len = get64(buf + 28);
-	s->crc = get32(buf + 36);
+	s->move = get_le32(buf + 16);
+	s->chunk = get_le64(buf + 20);
+	s->len = get_le64(buf + 28);
+	s->crc = get_le32(buf + 36);
 	return 0;
 }
 

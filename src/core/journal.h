@@ -5,6 +5,10 @@
  * the chunk geometry and the rule that says which chunk copies a write
  * destroys; src/apply/move.c does the I/O.
  *
+ * The disk carries the other half (src/apply/marker.c): before the first
+ * data write the moving partitions are marked on the disk with the move id
+ * below, and a journal is only ever used on a disk marked with its id.
+ *
  * A move copies [from, from+len) to [to, to+len) in chunks.  Moving backward
  * (to < from) the chunks go from the first to the last, moving forward from
  * the last to the first, so a write only ever overwrites the source of the
@@ -21,17 +25,24 @@
  *   [crc_off, +crc_len)     the CRC-32 of every chunk, 4 bytes little-endian
  *   [ring_off, ...)         `ring` slots of one block (slot header) + chunk
  *
- *   partalign-journal 1
+ *   partalign-journal 2
  *   device /dev/sdb
- *   id wwn:0x5000c500a1b2c3d4
+ *   id wwn:0x5000c500a1b2c3d4        (informational: how the disk was named)
+ *   label gpt:5B1C...                (the table's own identity: GPT disk GUID
+ *                                     or dos:<disk signature>)
+ *   move-id 0f3c2a9b6d1e4c57
  *   size 10737418240
  *   logical 512
- *   chunk 8388608
+ *   chunk 8388608                    (the ring slot size)
  *   nonce 6b8b4567327b23c6
- *   ring 8
- *   move 2 17408 1048576 104857600 save     (number from to len save|record)
- *   crc32 1a2b3c4d
+ *   ring 16
+ *   move 2 17408 1048576 104857600 save 8388608  (number from to len mode chunk)
+ *   entry 2 <type> <uuid> <name>     (the entry as it was before the marker:
+ *                                     GPT type and unique GUID, the 72 name
+ *                                     bytes in hex; dos: 0xNN - -)
+ *   crc32 1a2b3c4d                   (of every byte before this line)
  *   end
+ * and nothing but NUL bytes after "end" up to hdr_len.
  *
  * Ownership: journal_free() releases what a struct pa_journal holds.
  */
@@ -47,25 +58,48 @@
 #include "core/plan.h"
 
 #define PA_JOURNAL_BLOCK 4096u
+#define PA_JOURNAL_HDR_MAX (1u << 20) /* the text header is never longer */
 #define PA_JOURNAL_CHUNK (8u << 20) /* default chunk: large sequential I/O */
+#define PA_JOURNAL_CHUNK_MAX (64u << 20)
 #define PA_JOURNAL_RING 16u	    /* data ring slots of a save move */
+#define PA_JOURNAL_RING_MAX 64u
+#define PA_JOURNAL_MAX_MOVES 256u
 /* a move saves its chunks when a write can be fewer chunks ahead of its victim */
 #define PA_JOURNAL_MIN_WINDOW 4u
+/*
+ * A move by at least this many bytes copies in chunks of at most its
+ * distance and records progress only: no byte of it goes through the
+ * journal.  Shorter moves save each chunk in the ring.
+ */
+#define PA_JOURNAL_RECORD_MIN (32u << 20)
+#define PA_JOURNAL_NAME_LEN 72u /* a GPT entry's name field, UTF-16LE */
+
+/* A moving partition's table entry as it was before the disk was marked. */
+struct pa_jentry {
+	char type[37];	  /* GPT type GUID, or dos "0xNN" */
+	char uuid[37];	  /* GPT unique GUID, "" on dos */
+	unsigned char name[PA_JOURNAL_NAME_LEN];
+	bool has_name;	  /* GPT */
+};
 
 struct pa_jmove {
 	unsigned int num;	/* partition number */
 	uint64_t from, to, len; /* bytes */
 	bool save;		/* chunks go through the data ring */
+	uint64_t chunk;		/* this move's chunk size */
+	struct pa_jentry entry;
 };
 
 struct pa_journal {
 	char *device;
 	char *id;
+	char *label;	  /* "gpt:GUID" or "dos:xxxxxxxx": the table before the marker */
+	uint64_t move_id; /* recorded on the disk by the marker; never 0 */
 	uint64_t disk_size;
 	uint32_t logical;
-	uint64_t chunk;
-	uint64_t nonce; /* ties progress records and slots to this journal */
-	uint32_t ring;	/* 0 when no move saves chunks */
+	uint64_t chunk;	  /* ring slot size: the largest chunk of a save move */
+	uint64_t nonce;	  /* ties progress records and slots to this journal */
+	uint32_t ring;	  /* 0 when no move saves chunks */
 	size_t n;
 	struct pa_jmove *v; /* in the order they are carried out */
 	/* layout, derived from the above by journal_layout() */
@@ -90,18 +124,37 @@ struct pa_jslot {
 
 /*
  * A journal for the PA_STEP_MOVE steps of @p (0 when there are none).
- * @chunk must be a multiple of PA_JOURNAL_BLOCK (0: the default).  Orders
- * the moves so that none overwrites data another has still to copy:
- * forward moves from the last partition to the first, then backward ones
- * from the first to the last.  Returns 0, -EINVAL or -ENOMEM.
+ * @chunk must be a multiple of PA_JOURNAL_BLOCK (0: the default); it is
+ * the chunk of save moves and the largest chunk of any move.  A move by at
+ * least PA_JOURNAL_RECORD_MIN bytes gets chunks of at most its distance
+ * (and no save); @record_min overrides that threshold (0: the default,
+ * UINT64_MAX: always save short moves as before).  Orders the moves so that
+ * none overwrites data another has still to copy: forward moves from the
+ * last partition to the first, then backward ones from the first to the
+ * last.  The entries, label and move id are filled in by the caller
+ * (journal_set_entry()).  Returns 0, -EINVAL or -ENOMEM.
  */
 int journal_init(struct pa_journal *j, const struct pa_plan *p, const char *device,
 		 const char *id, uint64_t chunk, uint64_t nonce);
+/* @split: record moves use chunks of distance/split (1..PA_JOURNAL_MIN_WINDOW). */
+int journal_init2(struct pa_journal *j, const struct pa_plan *p, const char *device,
+		  const char *id, uint64_t chunk, uint64_t record_min, unsigned int split,
+		  uint64_t nonce);
+#define PA_JOURNAL_RECORD_SPLIT 2u
+/* The move of partition @num, or NULL. */
+struct pa_jmove *journal_move_of(struct pa_journal *j, unsigned int num);
+/* Set the table identity (copied); -ENOMEM, -EINVAL for a string with blanks. */
+int journal_set_label(struct pa_journal *j, const char *label);
+/* Recompute the layout after the caller changed the header's content. */
+void journal_relayout(struct pa_journal *j);
 void journal_free(struct pa_journal *j);
 
 /* The text header, hdr_len bytes NUL padded (malloc'd). */
 int journal_format(const struct pa_journal *j, char **buf);
-/* Parse a header read from a file (@len bytes, at least the text); -EBADMSG. */
+/*
+ * Parse a header read from a file (@len bytes: the whole header block, or
+ * more).  Every value is range-checked; -EBADMSG for anything else.
+ */
 int journal_parse(const char *buf, size_t len, struct pa_journal *j);
 
 uint64_t journal_nchunks(const struct pa_journal *j, size_t m);

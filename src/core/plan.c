@@ -87,12 +87,15 @@ void plan_table_free(struct pa_table *t)
 	for (i = 0; i < t->n; i++) {
 		free(t->v[i].name);
 		free(t->v[i].type);
+		free(t->v[i].uuid);
 		free(t->v[i].signature);
 	}
 	free(t->v);
 	free(t->signature);
+	free(t->move_journal);
 	t->v = NULL;
 	t->signature = NULL;
+	t->move_journal = NULL;
 	t->n = 0;
 }
 

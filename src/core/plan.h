@@ -33,6 +33,7 @@ struct pa_entry {
 	bool extended;     /* msdos extended container */
 	char *name;        /* GPT name */
 	char *type;        /* GPT type GUID or msdos system id, for display */
+	char *uuid;        /* GPT unique GUID (PARTUUID), NULL on dos */
 	char *signature;   /* what libblkid found at the start: xfs, LVM2_member... */
 };
 
@@ -45,6 +46,11 @@ struct pa_table {
 	char *signature;       /* no table: what the whole device holds */
 	size_t n;
 	struct pa_entry *v;
+	/* the move marker (core/marker.h) the table carries, if any */
+	bool marked;
+	uint64_t move_id;      /* GPT: 64 bits; dos: the low 32 (move_id32) */
+	bool move_id32;
+	char *move_journal;    /* where the marker says the journal is; NULL */
 };
 
 enum pa_step_kind {

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/marker.h"
 #include "scan/scan.h"
 
 char *scan_probe_signature(int fd, uint64_t off, uint64_t size)
@@ -38,6 +39,26 @@ char *scan_probe_signature(int fd, uint64_t off, uint64_t size)
 	}
 	blkid_free_probe(pr);
 	return res;
+}
+
+/*
+ * The entry's type as the table on the disk has it (GPT GUID, dos "0xNN").
+ * udev's value stays unless the disk's is the move marker's: that one
+ * must be seen even when udev's database is older than the disk.
+ */
+static void disk_type(struct pa_dev *p, blkid_partition bp)
+{
+	char buf[8];
+	const char *t = blkid_partition_get_type_string(bp);
+
+	if (!t && blkid_partition_get_type(bp) > 0) {
+		snprintf(buf, sizeof(buf), "0x%02x", blkid_partition_get_type(bp) & 0xff);
+		t = buf;
+	}
+	if (!t || (p->part_type && !marker_type_is_move(t)))
+		return;
+	free(p->part_type);
+	p->part_type = strdup(t);
 }
 
 static int add_ondisk_only(struct pa_devlist *l, struct pa_dev *w, unsigned int partno,
@@ -127,8 +148,7 @@ int scan_probe_disk(struct pa_devlist *l, struct pa_dev *w, struct pa_diags *dia
 					p->part_name = strdup(blkid_partition_get_name(bp));
 				if (!p->part_uuid && blkid_partition_get_uuid(bp))
 					p->part_uuid = strdup(blkid_partition_get_uuid(bp));
-				if (!p->part_type && blkid_partition_get_type_string(bp))
-					p->part_type = strdup(blkid_partition_get_type_string(bp));
+				disk_type(p, bp);
 				p->ondisk_found = true;
 				p->ondisk_start = (uint64_t)blkid_partition_get_start(bp) * 512;
 				p->ondisk_size = (uint64_t)blkid_partition_get_size(bp) * 512;

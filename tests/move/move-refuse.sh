@@ -82,16 +82,26 @@ jf=$(find "$J" -name '*.journal')
 s=$(sum "$dev")
 KEEP_JOURNAL=1
 
+mid=${jf%.journal}
+mid=${mid##*-}
+
 PARTALIGN_JOURNAL="$J" run_pa check "$dev"
 expect_rc 4 "check with an unfinished move"
-expect_err "warning: $dev: unfinished data move, journal $jf" "check"
+expect_err "warning: $dev: an unfinished data move: its journal $jf is there" "check"
 expect_err "partalign resume $dev" "check"
+run_pa check --probe "$dev"
+expect_rc 4 "check --probe with an unfinished move"
+expect_err "warning: $dev: an unfinished data move $mid is recorded on the disk" "check --probe"
+# what another tool sees: the marker type and name (sgdisk reads the disk)
+sgdisk -i 1 "$dev" | grep -q "DB991ED2-F649-406F-B0F6-8BE79B36CD64" ||
+	fail "partition 1 does not carry the move type: $(sgdisk -i 1 "$dev")"
+sgdisk -i 1 "$dev" | grep -qF "partalign-move $mid" || fail "partition 1's name is no marker"
 
 run_pa plan --journal "$J" -J -o NUM,REFUSED "$dev"
 expect_rc 4 "plan with an unfinished move"
-expect_err "warning: $dev: unfinished data move, journal $jf" "plan"
+expect_err "warning: $dev: unfinished data move $mid, journal $jf" "plan"
 jq -r '.plan[].refused' "$T_TMP/out" |
-	grep -qF "an unfinished data move (journal $jf): finish it with 'partalign resume $dev'" ||
+	grep -qF "an unfinished data move (move id $mid, journal $jf): finish it with 'partalign resume $dev'" ||
 	fail "plan: no refusal row: $(cat "$T_TMP/out")"
 
 run_pa plan --move-data --journal "$J" -r -n -o NUM,ACTION,REFUSED "$dev"
@@ -101,7 +111,7 @@ expect_rc 4 "plan --move-data with an unfinished move"
 
 run_pa fix --yes --journal "$J" --backup-dir "$BK" "$dev"
 expect_rc 4 "fix without --move-data"
-expect_err "refused: an unfinished data move (journal $jf)" "fix without --move-data"
+expect_err "refused: an unfinished data move (move id $mid, journal $jf)" "fix without --move-data"
 unchanged "$dev" "$s" "fix without --move-data"
 
 run_pa fix --yes --discard-data --journal "$J" --backup-dir "$BK" "$dev"
@@ -131,18 +141,19 @@ restore_snapshot "$dev" "$T_TMP/unfinished.snap"
 FS_JOURNAL="$T_TMP/elsewhere" FS_AT=40 FS_MODE=kill LD_PRELOAD="$SHIM" PARTALIGN_MOVE_CHUNK=65536 \
 	run_pa fix --yes --move-data --quiet --journal "$T_TMP/elsewhere" --backup-dir "$BK" "$dev"
 expect_rc 137 "the interrupted move (journal elsewhere)"
-[ -L "$jf" ] || fail "no pointer $jf to the journal in $T_TMP/elsewhere"
-[ "$(readlink -f "$jf")" = "$(readlink -f "$T_TMP/elsewhere/$(basename "$jf")")" ] ||
-	fail "the pointer leads to $(readlink -f "$jf")"
+ptr=$(find "$J" -name '*.journal' -type l)
+[ -n "$ptr" ] || fail "no pointer in $J to the journal in $T_TMP/elsewhere"
+[ "$(readlink -f "$ptr")" = "$(readlink -f "$T_TMP/elsewhere/$(basename "$ptr")")" ] ||
+	fail "the pointer leads to $(readlink -f "$ptr")"
 run_pa check "$dev"
 expect_rc 4 "check, journal elsewhere"
-expect_err "unfinished data move, journal $jf" "check, journal elsewhere"
+expect_err "an unfinished data move: its journal $ptr is there" "check, journal elsewhere"
 run_pa fix --yes --journal "$T_TMP/other" --backup-dir "$BK" "$dev"
 expect_rc 4 "fix with a third journal directory"
 pa_move "$dev" # the default directory: found through the pointer
 expect_rc 1 "fix --move-data through the pointer"
 [ "$(sums_of "$dev" 1 2)" = "$want" ] || fail "content differs after a resume through the pointer"
-[ ! -e "$jf" ] && [ ! -L "$jf" ] || fail "pointer left behind"
+[ ! -e "$ptr" ] && [ ! -L "$ptr" ] || fail "pointer left behind"
 [ -z "$(ls -A "$T_TMP/elsewhere")" ] || fail "journal left behind: $(ls "$T_TMP/elsewhere")"
 
 echo "# usage"

@@ -271,6 +271,92 @@ static void journal_of(const struct part *v, size_t n, uint64_t chunk,
 	assert_int_equal(journal_init(j, p, "/dev/sdx", "wwn:0x5000", chunk, 0x1234), 0);
 }
 
+/* What marker_originals() would record for a GPT disk. */
+static void fill_entries(struct pa_journal *j)
+{
+	size_t m;
+
+	assert_int_equal(journal_set_label(j, "gpt:0D2F3A4B-1111-2222-3333-444455556666"), 0);
+	j->move_id = 0xcafe0001;
+	for (m = 0; m < j->n; m++) {
+		struct pa_jentry *e = &j->v[m].entry;
+
+		strcpy(e->type, "0FC63DAF-8483-4772-8E79-3D69D8477DE4");
+		snprintf(e->uuid, sizeof(e->uuid), "11111111-2222-3333-4444-%012zu", m);
+		memset(e->name, 0, sizeof(e->name));
+		e->name[0] = 'd';
+		e->name[2] = (unsigned char)('0' + m);
+		e->has_name = true;
+	}
+	journal_relayout(j);
+}
+
+/* Parse @body (the lines before "crc32") with a correct CRC and padding. */
+static int parse_text(const char *body)
+{
+	struct pa_journal k;
+	char *buf = calloc(1, 2 * PA_JOURNAL_BLOCK);
+	int n, rc;
+
+	assert_non_null(buf);
+	n = snprintf(buf, 2 * PA_JOURNAL_BLOCK, "%scrc32 %08x\nend\n", body,
+		     (unsigned int)pa_crc32(0, body, strlen(body)));
+	assert_true(n > 0 && n < PA_JOURNAL_BLOCK);
+	rc = journal_parse(buf, 2 * PA_JOURNAL_BLOCK, &k);
+	if (rc == 0)
+		journal_free(&k);
+	free(buf);
+	return rc;
+}
+
+#define HDR "partalign-journal 2\ndevice /dev/sdx\nid wwn:1\nlabel gpt:X\nmove-id 1\n" \
+	    "size 1073741824\nlogical 512\nnonce 5\nring 0\n"
+#define ENTRY "entry 1 0FC63DAF-8483-4772-8E79-3D69D8477DE4 11111111-2222-3333-4444-555555555555 -\n"
+
+/* Values that would wrap or escape the disk are refused even with a good CRC. */
+static void test_journal_hostile_values(void **state)
+{
+	/* the good one, so that each refusal below is about its one change */
+	assert_int_equal(parse_text(HDR "chunk 8388608\nmove 1 1048576 2097152 104857600 record "
+					"1048576\n" ENTRY),
+			 0);
+	/* a chunk of 2^64 - 4096: zero chunks for a 100 MiB move */
+	assert_int_equal(parse_text(HDR "chunk 18446744073709547520\nmove 1 1048576 2097152 "
+					"104857600 record 18446744073709547520\n" ENTRY),
+			 -EBADMSG);
+	/* from + len wraps */
+	assert_int_equal(parse_text(HDR "chunk 8388608\nmove 1 18446744073709551104 2097152 "
+					"1024 record 1048576\n" ENTRY),
+			 -EBADMSG);
+	/* past the end of the disk */
+	assert_int_equal(parse_text(HDR "chunk 8388608\nmove 1 1048576 1073741312 1024 record "
+					"1048576\n" ENTRY),
+			 -EBADMSG);
+	/* a save move without a ring, a ring beyond its maximum */
+	assert_int_equal(parse_text(HDR "chunk 8388608\nmove 1 1048576 2097152 104857600 save "
+					"8388608\n" ENTRY),
+			 -EBADMSG);
+	/* a move without its entry, a key twice, a sector size of 3 */
+	assert_int_equal(parse_text(HDR "chunk 8388608\nmove 1 1048576 2097152 104857600 record "
+					"1048576\n"),
+			 -EBADMSG);
+	assert_int_equal(parse_text(HDR "chunk 8388608\nchunk 8388608\nmove 1 1048576 2097152 "
+					"104857600 record 1048576\n" ENTRY),
+			 -EBADMSG);
+	assert_int_equal(parse_text("partalign-journal 2\ndevice /dev/sdx\nid wwn:1\nlabel "
+				    "gpt:X\nmove-id 1\nsize 1073741824\nlogical 3\nnonce "
+				    "5\nring 0\nchunk 8388608\nmove 1 1048576 2097152 104857600 "
+				    "record 1048576\n" ENTRY),
+			 -EBADMSG);
+	/* negative numbers, trailing junk */
+	assert_int_equal(parse_text(HDR "chunk -4096\nmove 1 1048576 2097152 104857600 record "
+					"1048576\n" ENTRY),
+			 -EBADMSG);
+	assert_int_equal(parse_text(HDR "chunk 8388608x\nmove 1 1048576 2097152 104857600 record "
+					"1048576\n" ENTRY),
+			 -EBADMSG);
+}
+
 static void test_journal_order_and_modes(void **state)
 {
 	/* p1 forward, p2 kept, p3 back by 512 B, p4 forward (p3 still ends past 164 MiB)
@@ -292,10 +378,21 @@ static void test_journal_order_and_modes(void **state)
 	assert_int_equal(j.v[0].num, 4);
 	assert_int_equal(j.v[1].num, 1);
 	assert_int_equal(j.v[2].num, 3);
-	assert_true(j.v[0].save && j.v[1].save &&
-		    j.v[2].save); /* all shorter than a chunk */
+	/* by default moves of about 2 MiB save their chunks (a flush per 2 MiB costs more) */
+	assert_true(j.v[0].save && j.v[1].save && j.v[2].save);
+	assert_int_equal(j.v[0].chunk, PA_JOURNAL_CHUNK);
 	assert_int_equal(j.ring, PA_JOURNAL_RING);
 	assert_int_equal(j.chunk, PA_JOURNAL_CHUNK);
+	journal_free(&j);
+	/* recording from 1 MiB on: chunks of half the distance, no write on its own source */
+	assert_int_equal(journal_init2(&j, &p, "/dev/sdx", "wwn:0x5000", 0, 1 * MiB, 2, 7), 0);
+	assert_false(j.v[0].save || j.v[1].save);
+	assert_int_equal(j.v[0].chunk, (2 * MiB - 1024) / 2 / 4096 * 4096);
+	assert_int_equal(j.v[1].chunk, (2 * MiB - FIRST) / 2 / 4096 * 4096);
+	assert_true(journal_clobbers(&j, 0, 5) < 5 && journal_clobbers(&j, 1, 5) < 5);
+	assert_true(j.v[2].save); /* 512 B back: shorter than any chunk */
+	assert_int_equal(j.v[2].chunk, PA_JOURNAL_CHUNK);
+	assert_int_equal(j.ring, PA_JOURNAL_RING);
 	journal_free(&j);
 	plan_free(&p);
 }
@@ -342,11 +439,16 @@ static void test_journal_header_round_trip(void **state)
 	size_t i;
 
 	journal_of(v, 2, 0, &j, &p);
+	fill_entries(&j);
 	assert_int_equal(journal_format(&j, &buf), 0);
 	assert_int_equal(j.hdr_len % PA_JOURNAL_BLOCK, 0);
-	assert_contains(buf, "partalign-journal 1\n");
+	assert_contains(buf, "partalign-journal 2\n");
 	assert_contains(buf, "id wwn:0x5000\n");
+	assert_contains(buf, "label gpt:0D2F3A4B-1111-2222-3333-444455556666\n");
+	assert_contains(buf, "move-id 00000000cafe0001\n");
 	assert_int_equal(journal_parse(buf, j.hdr_len, &k), 0);
+	assert_string_equal(k.label, j.label);
+	assert_int_equal(k.move_id, 0xcafe0001);
 	assert_string_equal(k.device, "/dev/sdx");
 	assert_string_equal(k.id, "wwn:0x5000");
 	assert_int_equal(k.disk_size, DISK);
@@ -359,6 +461,10 @@ static void test_journal_header_round_trip(void **state)
 		assert_int_equal(k.v[i].to, j.v[i].to);
 		assert_int_equal(k.v[i].len, j.v[i].len);
 		assert_int_equal(k.v[i].save, j.v[i].save);
+		assert_int_equal(k.v[i].chunk, j.v[i].chunk);
+		assert_string_equal(k.v[i].entry.type, j.v[i].entry.type);
+		assert_string_equal(k.v[i].entry.uuid, j.v[i].entry.uuid);
+		assert_memory_equal(k.v[i].entry.name, j.v[i].entry.name, PA_JOURNAL_NAME_LEN);
 	}
 	assert_int_equal(k.file_len, j.file_len);
 	assert_int_equal(k.ring_off, j.ring_off);
@@ -371,6 +477,12 @@ static void test_journal_header_round_trip(void **state)
 		assert_int_not_equal(journal_parse(buf, j.hdr_len, &k), 0);
 		buf[i] = saved;
 	}
+	/* every byte of the header block counts: the NUL padding too */
+	buf[j.hdr_len - 1] = 'x';
+	assert_int_not_equal(journal_parse(buf, j.hdr_len, &k), 0);
+	buf[j.hdr_len - 1] = '\0';
+	/* a header cut short */
+	assert_int_not_equal(journal_parse(buf, strlen(buf) - 3, &k), 0);
 	free(buf);
 	journal_free(&j);
 	plan_free(&p);
@@ -406,6 +518,21 @@ static void test_records(void **state)
 	assert_int_equal(journal_slot_decode(b, 0, &s2), -EBADMSG);
 }
 
+/* CRC-32 (IEEE, reflected, polynomial 0xEDB88320), one bit at a time. */
+static uint32_t crc_bitwise(const unsigned char *p, size_t n)
+{
+	uint32_t crc = 0xffffffffu;
+	size_t i;
+	int b;
+
+	for (i = 0; i < n; i++) {
+		crc ^= p[i];
+		for (b = 0; b < 8; b++)
+			crc = crc & 1 ? (crc >> 1) ^ 0xedb88320u : crc >> 1;
+	}
+	return ~crc;
+}
+
 static void test_crc_matches_core(void **state)
 {
 	unsigned char buf[3000];
@@ -415,10 +542,10 @@ static void test_crc_matches_core(void **state)
 	for (i = 0; i < sizeof(buf); i++)
 		buf[i] = (unsigned char)rand();
 	assert_int_equal(pa_crc32(0, "123456789", 9), 0xcbf43926u);
+	/* against a bit-at-a-time CRC-32 written here, not the table-driven one */
 	for (off = 0; off < 9; off++)
 		for (len = 0; len + off <= sizeof(buf); len += 97)
-			assert_int_equal(pa_crc32(0, buf + off, len),
-					 pa_crc32(0, buf + off, len));
+			assert_int_equal(pa_crc32(0, buf + off, len), crc_bitwise(buf + off, len));
 	/* continuing a CRC */
 	assert_int_equal(pa_crc32(pa_crc32(0, buf, 1001), buf + 1001, 999),
 			 pa_crc32(0, buf, 2000));
@@ -429,7 +556,7 @@ static void hand_journal(struct pa_journal *j, struct pa_jmove *mv, uint64_t c,
 			 uint64_t l, uint64_t f, uint64_t t)
 {
 	memset(j, 0, sizeof(*j));
-	*mv = (struct pa_jmove){1, f * S512, t * S512, l * S512, false};
+	*mv = (struct pa_jmove){1, f * S512, t * S512, l * S512, false, c * S512};
 	j->chunk = c * S512;
 	j->n = 1;
 	j->v = mv;
@@ -601,6 +728,10 @@ static void test_protocol_survives_every_crash(void **state)
 	    {4, 61, 10, 40, false}, /* far forward, a short last chunk */
 	    {8, 60, 30, 18, true},  /* backward by more than a chunk, still close */
 	    {8, 64, 4, 5, true},    /* forward by one sector */
+	    {4, 64, 10, 18, false}, /* forward by two chunks, records only */
+	    {8, 64, 10, 18, false}, /* forward by exactly one chunk, records only */
+	    {4, 60, 30, 22, false}, /* backward by two chunks, records only */
+	    {5, 61, 30, 19, false}, /* backward by a little more than two chunks */
 	};
 	struct pa_journal j;
 	struct pa_jmove mv;
@@ -697,6 +828,7 @@ int main(void)
 	    cmocka_unit_test(test_dos_extended_is_an_obstacle),
 	    cmocka_unit_test(test_4k_sectors),
 	    cmocka_unit_test(test_journal_order_and_modes),
+	    cmocka_unit_test(test_journal_hostile_values),
 	    cmocka_unit_test(test_journal_far_move_records_only),
 	    cmocka_unit_test(test_journal_header_round_trip),
 	    cmocka_unit_test(test_records),
