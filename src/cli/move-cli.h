@@ -41,6 +41,14 @@ int cli_move_check_location(const struct cli_move_opts *mo, const struct pa_plan
 			    struct pa_plan *p);
 
 /*
+ * Past the last refusal, before the table backup (which records the move
+ * id): the journal of a new move of @p, durably on its file system; the
+ * disk is not written.  Exit bits, 0 when *mv holds it.
+ */
+int cli_move_journal_new(const struct cli_move_opts *mo, const struct pa_dev *dev,
+			 struct pa_disk *d, const struct pa_plan *p, struct pa_mover **mv);
+
+/*
  * Past the gate, before the table write: create the journal and mark the
  * disk (unless resuming), move the data, verify when asked.  Returns exit
  * bits (0 when the table may be written now).

@@ -604,6 +604,7 @@ static int execute(const struct opts *o, struct job *j)
 	size_t nregs = 0, nk, i;
 	uint64_t written = 0;
 	char *id = NULL;
+	bool fresh_journal = false;
 	int rc, status = PA_EXIT_OK;
 
 	if (j->plan.n > sizeof(kp) / sizeof(kp[0])) {
@@ -623,11 +624,28 @@ static int execute(const struct opts *o, struct job *j)
 			status = PA_EXIT_ERROR;
 			goto out;
 		}
+		/* a new move's journal first: the backup records its move id */
+		if (o->plan.move_data && !j->mv) {
+			status = cli_move_journal_new(&o->move, j->dev, &j->disk, &j->plan, &j->mv);
+			if (status != PA_EXIT_OK)
+				goto out;
+			fresh_journal = true;
+			if (o->out.format == OUT_TABLE)
+				printf("%s: move journal %s (move id %016" PRIx64 ")\n", j->dev->path,
+				       move_path(j->mv), move_journal(j->mv)->move_id);
+		}
 		id = apply_disk_id(j->dev);
 		rc = id ? apply_shadow_identity(j->sh, &after) : -ENOMEM;
 		if (rc == 0)
-			rc = apply_backup_save(&j->disk, o->backup_dir, id, regs, nregs,
-					       &after, 0, &j->backup);
+			rc = apply_backup_save(&j->disk, o->backup_dir, id, regs, nregs, &after,
+					       j->mv ? move_journal(j->mv)->move_id : 0,
+					       &j->backup);
+		if (rc < 0 && fresh_journal) {
+			/* nothing was written to the disk: the journal goes with the plan */
+			move_finish(j->mv);
+			move_free(j->mv);
+			j->mv = NULL;
+		}
 		if (rc < 0) {
 			msg_err(j->dev->path, -rc, "cannot save the table backup in %s; nothing written",
 				o->backup_dir);

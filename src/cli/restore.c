@@ -20,6 +20,7 @@
 #include "apply/apply.h"
 #include "apply/label.h"
 #include "cli/cli.h"
+#include "core/marker.h"
 #include "core/exitcodes.h"
 #include "scan/scan.h"
 
@@ -180,6 +181,7 @@ static int restore(const struct pa_backup *b, const char *file, const char *arg,
 	struct pa_diags msgs = {0};
 	struct pa_writer *w = NULL;
 	struct pa_disk d;
+	struct pa_marker mk;
 	struct pa_kpart k[256];
 	char *id = NULL, *inuse = NULL, *saved = NULL;
 	dev_t was = makedev(dev->major, dev->minor), now = 0;
@@ -189,13 +191,6 @@ static int restore(const struct pa_backup *b, const char *file, const char *arg,
 	size_t n = 0, i, nregs = 0, nsave = 0;
 	int rc, status = PA_EXIT_OK;
 
-	if (b->move_id) {
-		msg_err(dev->path, 0,
-			"refused: the backup was taken before data move %016" PRIx64
-			"; its partitions' data has moved since",
-			b->move_id);
-		return PA_EXIT_ERROR;
-	}
 	if (b->format == 1)
 		msg_warn(file,
 			 "a format-1 backup: it names its disk only by the device id "
@@ -240,6 +235,26 @@ static int restore(const struct pa_backup *b, const char *file, const char *arg,
 	inuse = plan_refusal_in_use(l, dev);
 	if (inuse) {
 		msg_err(dev->path, 0, "refused: %s", inuse);
+		status = PA_EXIT_ERROR;
+		goto out;
+	}
+	rc = apply_disk_marker(&d, &mk);
+	if (rc != 0) {
+		if (rc > 0)
+			msg_err(dev->path, 0,
+				"refused: an unfinished data move (move id %0*" PRIx64
+				") is recorded on the disk: finish it with 'partalign resume %s'",
+				mk.id32 ? 8 : 16, mk.move_id, dev->path);
+		else
+			msg_err(dev->path, -rc, "cannot read the partition table");
+		status = PA_EXIT_ERROR;
+		goto out;
+	}
+	if (b->move_id) {
+		msg_err(dev->path, 0,
+			"refused: the backup was taken before data move %016" PRIx64
+			"; its partitions' data has moved since",
+			b->move_id);
 		status = PA_EXIT_ERROR;
 		goto out;
 	}

@@ -295,7 +295,7 @@ static struct apply_move_knobs knobs_from_env(void)
 }
 
 /* Create the journal of a new move; exit bits, 0 when created. */
-static int new_journal(const struct cli_move_opts *mo, const struct pa_dev *dev,
+int cli_move_journal_new(const struct cli_move_opts *mo, const struct pa_dev *dev,
 		       struct pa_disk *d, const struct pa_plan *p, struct pa_mover **mv)
 {
 	struct apply_move_knobs k = knobs_from_env();
@@ -330,19 +330,16 @@ int cli_move_run(const struct cli_move_opts *mo, const struct pa_dev *dev,
 	struct prog_ctx pc = {.dev = dev->path};
 	struct sigaction old[3];
 	struct pa_move_stats st;
-	char a[32], b[32], idt[24];
+	char a[32], b[32];
 	uint64_t bad = 0;
 	int rc;
 
 	if (!*mv) {
 		if (!p->changes)
 			return PA_EXIT_OK;
-		rc = new_journal(mo, dev, d, p, mv);
+		rc = cli_move_journal_new(mo, dev, d, p, mv);
 		if (rc)
 			return rc;
-		if (report)
-			printf("%s: move journal %s (move id %s)\n", dev->path, move_path(*mv),
-			       id_text(move_journal(*mv)->move_id, false, idt, sizeof(idt)));
 	}
 	/*
 	 * The disk records the move before its first data write; on a resume

@@ -84,6 +84,14 @@ refusals() {
 		fail "$what: a new journal was started"
 }
 
+echo "# restore refuses the marked disk, with the backup fix took"
+bk=$(ls -t "$BK"/*.pt | head -1)
+grep -qa "^move $mid\$" "$bk" || fail "the backup does not record move $mid"
+run_pa restore --yes --backup-dir "$BK" "$bk" "$dev"
+expect_rc 8 "restore on the marked disk"
+expect_err "refused: an unfinished data move (move id ${mid: -8})" "restore on the marked disk"
+unchanged "$dev" "$s" "restore on the marked disk"
+
 echo "# the pointer removed, --journal naming another directory"
 rm "$ptr"
 mkdir -p "$T_TMP/j2"
@@ -125,6 +133,11 @@ expect_rc 1 "resume with the journal"
 [ "$(sums_of "$dev" 1)" = "$want" ] || fail "content differs after resume"
 run_pa check --probe "$dev"
 expect_rc 0 "check after the resume"
+s=$(sum "$dev")
+run_pa restore --yes --backup-dir "$BK" "$bk" "$dev"
+expect_rc 8 "restore of the pre-move backup over the moved data"
+expect_err "was taken before data move $mid" "restore of the pre-move backup"
+unchanged "$dev" "$s" "restore of the pre-move backup"
 
 echo "# a journal directory on tmpfs is refused before anything is written"
 restore_snapshot "$dev" "$T_TMP/seed.snap"
