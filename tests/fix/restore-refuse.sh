@@ -9,14 +9,16 @@
 #      signature and the new GPT GUID; a changed region line, a changed
 #      header byte, a flipped region byte, truncations, a label line that
 #      does not match the bytes and an unknown line are damaged; a forged
-#      region in the data area is no label sector; a move id is refused; then a format-1 copy (written here) restores the
-#      disk byte for byte, while a format-1 copy with a data region does not.
+#      region in the data area is no label sector; a move id is refused;
+#      a format-1 copy (written here) restores the disk byte for byte, one
+#      with a data region does not; the backup restore saved undoes the
+#      restore; a dos signature changed with sfdisk --disk-id is another disk.
 #   2. a wiped disk (sgdisk -Z): refused without --force, restored with it.
 #   3. a GPT backup whose tail region was moved into the data area (with and
 #      without a new checksum); two images of one GPT disk, one after
-#      sgdisk -G: neither accepts the
-#      other's backup, also with the same device id (the other's content
-#      copied onto the disk) and with --force; each takes its own.
+#      sgdisk -G: neither accepts the other's backup, also with the same
+#      device id (the other's content copied onto the disk) and with
+#      --force; a disk carrying a move marker takes none; each takes its own.
 #   4. the device node replaced (a bind mount in a private mount namespace)
 #      while restore, or fix, waits for the disk's lock: refused, naming
 #      both major:minor numbers.
@@ -252,6 +254,14 @@ refuse "a's backup on a disk holding b" "$a" "$bka" \
 dd if="$T_TMP/a-fixed.img" of="$b" bs=1M conv=fsync status=none
 refuse "b's backup on b's disk holding a" "$b" "$bkb" \
 	"refused: the backup is of the table $idb, this disk has $ida"
+# a disk in the middle of a data move (the marker of core/marker.h by hand:
+# partition 1 of the move type, named after the move id) takes no backup
+sgdisk -t 1:DB991ED2-F649-406F-B0F6-8BE79B36CD64 -c "1:partalign-move 00000000c0ffee42" \
+	"$b" >/dev/null
+assert_eq "$ida" "$(ident_of "$b")" "the marker keeps the disk GUID"
+refuse "a disk with an unfinished data move" "$b" "$bka" \
+	"refused: an unfinished data move (move id 00000000c0ffee42) is recorded on the disk: finish it with 'partalign resume $b'"
+dd if="$T_TMP/a-fixed.img" of="$b" bs=1M conv=fsync status=none
 # a byte-identical copy is told apart only by its device id (format 1 too)
 refuse "a's backup on b holding a's content" "$b" "$bka" \
 	"refused: the backup is of $(file_id ca), this disk is $(file_id cb) (its label $ida matches"
