@@ -1191,7 +1191,8 @@ char *rules_text(const struct rules_set *s)
 		buf_add(&b,
 			"SYMLINK+=\"%s/%s\", OWNER=\"%s\", GROUP=\"%s\", MODE=\"%s\", "
 			"OPTIONS:=\"%s\"\n",
-			RULES_LINK_DIR, r->name, r->owner, r->group, r->mode, RULES_OPTIONS);
+			RULES_LINK_DIR, r->name, r->owner, r->group, r->mode,
+			RULES_OPTIONS);
 	}
 	free(v);
 	return buf_take(&b);
