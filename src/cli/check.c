@@ -19,6 +19,7 @@
 
 enum {
 	COL_NAME,
+	COL_KNAME,
 	COL_PATH,
 	COL_DISK,
 	COL_TYPE,
@@ -60,13 +61,17 @@ enum {
 #define S SCOLS_JSON_STRING
 #define R SCOLS_FL_RIGHT
 static const struct out_col columns[] = {
-	[COL_NAME] = {"NAME", 0.1, SCOLS_FL_NOEXTREMES, S, "kernel name of the device"},
-	[COL_PATH] = {"PATH", 0.1, SCOLS_FL_NOEXTREMES, S, "device node path"},
+	[COL_NAME] = {"NAME", 0.1, SCOLS_FL_NOEXTREMES, S,
+		      "device name as lsblk shows it (device-mapper name)"},
+	[COL_KNAME] = {"KNAME", 0.1, SCOLS_FL_NOEXTREMES, S, "kernel name of the device"},
+	[COL_PATH] = {"PATH", 0.1, SCOLS_FL_NOEXTREMES, S,
+		      "device node path (/dev/mapper/NAME for device-mapper)"},
 	[COL_DISK] = {"DISK", 0.1, 0, S, "kernel name of the whole disk or multipath map"},
 	[COL_TYPE] = {"TYPE", 4, 0, S, "part, disk, loop, mpath, lvm, crypt, dm, raid, path"},
 	[COL_MAJMIN] = {"MAJ:MIN", 6, 0, S, "major:minor device number"},
 	[COL_PARTN] = {"PARTN", 2, R, N, "partition number"},
-	[COL_START] = {"START", 10, R, N, "start in bytes from the start of the disk"},
+	[COL_START] = {"START", 10, R, N,
+		       "start from the start of the disk: bytes; on a terminal sectors (63s)"},
 	[COL_START_SEC] = {"START-SEC", 8, R, N, "start in logical sectors of the disk"},
 	[COL_SIZE] = {"SIZE", 6, R, N, "size (bytes in JSON and with --bytes)"},
 	[COL_LOG_SEC] = {"LOG-SEC", 4, R, N, "logical sector size in bytes"},
@@ -101,15 +106,26 @@ static const struct out_col columns[] = {
 #undef S
 #undef R
 
+/* A table to a pipe or file: the columns it always had (scripts parse them). */
 static const int table_defaults[] = {COL_NAME,   COL_TYPE,     COL_START,   COL_SIZE,
 				     COL_LOG_SEC, COL_PHY_SEC, COL_MIN_IO,   COL_OPT_IO,
 				     COL_ALIGNMENT, COL_PHYSICAL, COL_OPTIMAL, COL_POLICY,
 				     COL_REASON};
-static const int script_defaults[] = {
-	COL_NAME,      COL_PATH,      COL_DISK,     COL_TYPE,     COL_PARTN,    COL_START,
-	COL_SIZE,      COL_LOG_SEC,   COL_PHY_SEC,  COL_MIN_IO,   COL_OPT_IO,   COL_ALIGNMENT,
-	COL_ALIGN_CALC, COL_PHYSICAL, COL_OPTIMAL,  COL_POLICY,   COL_REASON,   COL_FSTYPE,
-	COL_MOUNTPOINTS, COL_HOLDERS, COL_PARTLABEL, COL_PARTUUID, COL_WWN, COL_SERIAL};
+/* A table to a terminal: what fits 80 columns, the reason truncated to what is left. */
+static const int terminal_defaults[] = {COL_NAME,     COL_START,   COL_SIZE,  COL_PHYSICAL,
+					COL_OPTIMAL,  COL_POLICY,  COL_REASON};
+/* -t, --topology (as lsblk -t): what the verdicts are computed from */
+static const int topology_defaults[] = {COL_NAME,   COL_START,  COL_LOG_SEC,   COL_PHY_SEC,
+					COL_MIN_IO, COL_OPT_IO, COL_ALIGNMENT, COL_ALIGN_CALC};
+/* --pairs, --raw, and JSON with two keys more (a JSON reader ignores keys it does not know) */
+#define SCRIPT_COLUMNS                                                                          \
+	COL_NAME, COL_PATH, COL_DISK, COL_TYPE, COL_PARTN, COL_START, COL_SIZE, COL_LOG_SEC,    \
+	    COL_PHY_SEC, COL_MIN_IO, COL_OPT_IO, COL_ALIGNMENT, COL_ALIGN_CALC, COL_PHYSICAL,   \
+	    COL_OPTIMAL, COL_POLICY, COL_REASON, COL_FSTYPE, COL_MOUNTPOINTS, COL_HOLDERS,      \
+	    COL_PARTLABEL, COL_PARTUUID, COL_WWN, COL_SERIAL
+static const int script_defaults[] = {SCRIPT_COLUMNS};
+static const int json_defaults[] = {SCRIPT_COLUMNS, COL_KNAME, COL_START_SEC};
+#undef SCRIPT_COLUMNS
 
 /* A row to print; the verdicts and the reason are computed as it is printed. */
 struct pick {
@@ -137,7 +153,47 @@ static const char *table_state(const struct pa_dev *d)
 	return "in-sync";
 }
 
-static void row_reason(struct row *r)
+/* Whether clause @cl ("policy: ...") explains a misaligned verdict of @c. */
+static bool clause_is_misaligned(const char *cl, const struct pa_check *c)
+{
+	return (strncmp(cl, "physical:", 9) == 0 && c->physical == PA_VERDICT_MISALIGNED) ||
+	       (strncmp(cl, "optimal:", 8) == 0 && c->optimal == PA_VERDICT_MISALIGNED) ||
+	       (strncmp(cl, "policy:", 7) == 0 && c->policy == PA_VERDICT_MISALIGNED);
+}
+
+/*
+ * On a terminal the reason is cut to the width left: the clauses that explain
+ * a misaligned verdict go first, the n/a notes after them.
+ */
+static void misaligned_first(char *reason, size_t len, const struct pa_check *c)
+{
+	char *copy = strdup(reason), *out = reason;
+	size_t used = 0;
+	int pass;
+
+	if (!copy)
+		return;
+	reason[0] = '\0';
+	for (pass = 0; pass < 2; pass++) {
+		char *p = copy;
+
+		while (*p) {
+			char *end = strstr(p, "; ");
+			size_t n = end ? (size_t)(end - p) : strlen(p);
+
+			if ((pass == 0) == clause_is_misaligned(p, c) && used + n + 3 < len) {
+				used += (size_t)snprintf(out + used, len - used, "%s%.*s",
+							 used ? "; " : "", (int)n, p);
+			}
+			p += n;
+			if (*p)
+				p += 2;
+		}
+	}
+	free(copy);
+}
+
+static void row_reason(struct row *r, bool terminal)
 {
 	const struct pa_dev *d = r->d;
 	const char *st = table_state(d);
@@ -163,6 +219,8 @@ static void row_reason(struct row *r)
 		return;
 	if (r->c.reason[0])
 		snprintf(p + n, len - (size_t)n, "%s%s", n ? "; " : "", r->c.reason);
+	if (terminal)
+		misaligned_first(r->reason, sizeof(r->reason), &r->c);
 }
 
 static int fill_line(const struct out_opts *o, struct libscols_line *ln, const int *sel,
@@ -170,17 +228,26 @@ static int fill_line(const struct out_opts *o, struct libscols_line *ln, const i
 {
 	const struct pa_dev *d = r->d;
 	const struct pa_dev *whole = d->disk ? d->disk : d;
-	char buf[64];
+	char buf[320];
 	size_t i;
 	int rc = 0;
 
 	for (i = 0; i < nsel && rc == 0; i++) {
 		switch (sel[i]) {
 		case COL_NAME:
+			/* lsblk's NAME: a device-mapper device by its dm name */
+			rc = out_set_str(ln, i, d->dm_name ? d->dm_name : d->name);
+			break;
+		case COL_KNAME:
 			rc = out_set_str(ln, i, d->name);
 			break;
 		case COL_PATH:
-			rc = out_set_str(ln, i, d->path);
+			if (d->dm_name && strlen(d->dm_name) < sizeof(buf) - 16) {
+				snprintf(buf, sizeof(buf), "/dev/mapper/%s", d->dm_name);
+				rc = out_set_str(ln, i, buf);
+			} else {
+				rc = out_set_str(ln, i, d->path);
+			}
 			break;
 		case COL_DISK:
 			rc = out_set_str(ln, i, whole->name);
@@ -200,9 +267,9 @@ static int fill_line(const struct out_opts *o, struct libscols_line *ln, const i
 			break;
 		case COL_START:
 			if (d->kind != PA_KIND_PART)
-				rc = out_set_u64(ln, i, 0);
+				rc = out_set_start(o, ln, i, 0, d->topo.logical);
 			else if (d->start_known)
-				rc = out_set_u64(ln, i, d->start);
+				rc = out_set_start(o, ln, i, d->start, d->topo.logical);
 			break;
 		case COL_START_SEC:
 			if (d->kind != PA_KIND_PART)
@@ -353,7 +420,9 @@ static void usage(FILE *f)
 	      "\n"
 	      "Check the alignment of every partition (and of whole devices used\n"
 	      "without a partition table) of the host, or of the DEVICEs named.\n"
-	      "Reads sysfs and the udev database only, unless --probe.\n"
+	      "Reads sysfs and the udev database only, unless --probe.  On a terminal\n"
+	      "the table fits 80 columns and starts are in sectors; piped, it has all\n"
+	      "of its columns and starts in bytes.\n"
 	      "\n"
 	      "Options:\n"
 	      "  -a, --align SIZE      policy grain (default 2MiB; units s, B, KiB, MiB, GiB...)\n"
@@ -362,7 +431,8 @@ static void usage(FILE *f)
 	      "  -P, --pairs           KEY=\"value\" output\n"
 	      "  -r, --raw             raw output\n"
 	      "  -n, --noheadings      no column headings\n"
-	      "  -b, --bytes           sizes in bytes in the table\n"
+	      "  -b, --bytes           sizes and starts in bytes in the table\n"
+	      "  -t, --topology        the topology columns (sector sizes, I/O sizes, offsets)\n"
 	      "  -o, --output LIST     columns to print (+LIST appends to the defaults)\n"
 	      "      --list-columns    list the columns and exit\n"
 	      "  -h, --help            this text\n"
@@ -472,13 +542,16 @@ int cmd_check(int argc, char **argv)
 		{"raw", no_argument, NULL, 'r'},
 		{"noheadings", no_argument, NULL, 'n'},
 		{"bytes", no_argument, NULL, 'b'},
+		{"topology", no_argument, NULL, 't'},
 		{"output", required_argument, NULL, 'o'},
 		{"list-columns", no_argument, NULL, OPT_LIST_COLUMNS},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	struct pa_scan_opts so = {0};
-	bool probe = false;
+	bool probe = false, topology = false;
+	const int *defaults;
+	size_t ndefaults;
 	struct out_opts oo = {0};
 	struct pa_grain grain = PA_GRAIN_DEFAULT;
 	struct pa_devlist devs = {0};
@@ -491,7 +564,7 @@ int cmd_check(int argc, char **argv)
 	int status = PA_EXIT_OK;
 	int c, rc;
 
-	while ((c = getopt_long(argc, argv, "a:pJPrnbo:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "a:pJPrnbto:h", longopts, NULL)) != -1) {
 		if (out_parse_opt(c, optarg, &oo))
 			continue;
 		switch (c) {
@@ -501,6 +574,9 @@ int cmd_check(int argc, char **argv)
 			break;
 		case 'p':
 			probe = true;
+			break;
+		case 't':
+			topology = true;
 			break;
 		case OPT_LIST_COLUMNS:
 			out_list_columns(columns, sizeof(columns) / sizeof(columns[0]));
@@ -513,15 +589,21 @@ int cmd_check(int argc, char **argv)
 			return PA_EXIT_USAGE;
 		}
 	}
-	if (oo.format == OUT_TABLE && !oo.columns)
-		rc = out_select(&oo, columns, sizeof(columns) / sizeof(columns[0]),
-				table_defaults, sizeof(table_defaults) / sizeof(int), sel, &nsel);
+#define DEFAULTS(v) (defaults = (v), ndefaults = sizeof(v) / sizeof((v)[0]))
+	out_detect_terminal(&oo);
+	if (topology)
+		DEFAULTS(topology_defaults);
+	else if (oo.format == OUT_JSON)
+		DEFAULTS(json_defaults);
+	else if (oo.format != OUT_TABLE)
+		DEFAULTS(script_defaults);
+	else if (oo.terminal)
+		DEFAULTS(terminal_defaults);
 	else
-		rc = out_select(&oo, columns, sizeof(columns) / sizeof(columns[0]),
-				oo.format == OUT_TABLE ? table_defaults : script_defaults,
-				oo.format == OUT_TABLE ? sizeof(table_defaults) / sizeof(int)
-						       : sizeof(script_defaults) / sizeof(int),
-				sel, &nsel);
+		DEFAULTS(table_defaults);
+#undef DEFAULTS
+	rc = out_select(&oo, columns, sizeof(columns) / sizeof(columns[0]), defaults, ndefaults,
+			sel, &nsel);
 	if (rc < 0)
 		return PA_EXIT_USAGE;
 
@@ -572,7 +654,7 @@ int cmd_check(int argc, char **argv)
 			    r->c.policy == PA_VERDICT_MISALIGNED)
 				status |= PA_EXIT_MISALIGNED;
 		}
-		row_reason(r);
+		row_reason(r, oo.terminal);
 		ln = scols_table_new_line(tb, NULL);
 		if (!ln || fill_line(&oo, ln, sel, nsel, r) != 0) {
 			msg_err(NULL, ENOMEM, "cannot fill the output table");

@@ -34,6 +34,7 @@ struct out_opts {
 	bool noheadings;
 	bool bytes;          /* sizes in bytes in the table too */
 	const char *columns; /* -o LIST, "+LIST" appends to the defaults */
+	bool terminal;       /* a table to a terminal: see out_detect_terminal() */
 };
 
 struct out_col {
@@ -64,6 +65,20 @@ int out_set_s64(struct libscols_line *ln, size_t i, long long v);
 /* Size: human ("1.5G") in a table unless --bytes, else bytes. */
 int out_set_size(const struct out_opts *o, struct libscols_line *ln, size_t i,
 		 unsigned long long v);
+
+/*
+ * Set o->terminal when the output is a table and stdout a terminal: the
+ * commands then default to the columns that fit 80 columns (lsblk's way) and
+ * show starts in logical sectors; a pipe or file keeps every column in bytes.
+ */
+void out_detect_terminal(struct out_opts *o);
+
+/*
+ * A start (bytes) on a disk with @logical-byte sectors: "63s" (parted's unit
+ * s) in a table on a terminal unless --bytes, else bytes.
+ */
+int out_set_start(const struct out_opts *o, struct libscols_line *ln, size_t i,
+		  unsigned long long bytes, unsigned int logical);
 
 /* Common options of the reporting commands; returns true if @c was one. */
 bool out_parse_opt(int c, const char *arg, struct out_opts *o);

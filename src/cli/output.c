@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "core/exitcodes.h"
@@ -173,6 +174,22 @@ int out_set_size(const struct out_opts *o, struct libscols_line *ln, size_t i,
 	if (o->format != OUT_TABLE || o->bytes)
 		return out_set_u64(ln, i, v);
 	human(v, buf, sizeof(buf));
+	return scols_line_set_data(ln, i, buf);
+}
+
+void out_detect_terminal(struct out_opts *o)
+{
+	o->terminal = o->format == OUT_TABLE && isatty(STDOUT_FILENO);
+}
+
+int out_set_start(const struct out_opts *o, struct libscols_line *ln, size_t i,
+		  unsigned long long bytes, unsigned int logical)
+{
+	char buf[32];
+
+	if (!o->terminal || o->bytes || !logical || bytes % logical)
+		return out_set_u64(ln, i, bytes);
+	snprintf(buf, sizeof(buf), "%llus", bytes / logical);
 	return scols_line_set_data(ln, i, buf);
 }
 

@@ -60,16 +60,16 @@ enum {
 #define S SCOLS_JSON_STRING
 #define R SCOLS_FL_RIGHT
 static const struct out_col pcols[] = {
-	[PC_DISK] = {"DISK", 0.1, 0, S, "whole disk or multipath map"},
+	[PC_DISK] = {"DISK", 0.1, 0, S, "whole disk or multipath map (/dev/mapper/NAME)"},
 	[PC_LABEL] = {"LABEL", 6, 0, S, "partition table type: old->new"},
 	[PC_NUM] = {"NUM", 2, R, N, "partition number (kept)"},
 	[PC_NAME] = {"NAME", 0.1, SCOLS_FL_TRUNC, S, "partition name (GPT), kept"},
 	[PC_TYPE] = {"TYPE", 0.1, SCOLS_FL_TRUNC, S, "GPT type GUID or dos system id"},
 	[PC_ACTION] = {"ACTION", 6, 0, S, "keep, recreate, create, drop"},
-	[PC_OLD_START] = {"OLD-START", 8, R, N, "current start, bytes"},
+	[PC_OLD_START] = {"OLD-START", 8, R, N, "current start: bytes; on a terminal sectors (63s)"},
 	[PC_OLD_END] = {"OLD-END", 8, R, N, "current last byte"},
 	[PC_OLD_SIZE] = {"OLD-SIZE", 6, R, N, "current size"},
-	[PC_NEW_START] = {"NEW-START", 8, R, N, "planned start, bytes"},
+	[PC_NEW_START] = {"NEW-START", 8, R, N, "planned start: bytes; on a terminal sectors"},
 	[PC_NEW_END] = {"NEW-END", 8, R, N, "planned last byte"},
 	[PC_NEW_SIZE] = {"NEW-SIZE", 6, R, N, "planned size"},
 	[PC_OLD_PHYS] = {"OLD-PHYS", 4, 0, S, "PHYSICAL verdict now"},
@@ -89,6 +89,14 @@ static const struct out_col pcols[] = {
 #undef S
 #undef R
 
+/*
+ * A table to a terminal: what fits 80 columns; the verdicts with -o.  A
+ * refusal is said on stderr there (add_rows), in full.
+ */
+static const int terminal_defaults[] = {PC_DISK,      PC_NUM,       PC_NAME,      PC_ACTION,
+					PC_OLD_START, PC_OLD_SIZE,  PC_NEW_START, PC_NEW_SIZE,
+					PC_DESTROYS};
+/* A table to a pipe or file: the columns it always had */
 static const int plan_defaults[] = {PC_DISK,      PC_NUM,       PC_NAME,     PC_ACTION,
 				    PC_OLD_START, PC_OLD_SIZE,  PC_NEW_START, PC_NEW_SIZE,
 				    PC_OLD_PHYS,  PC_OLD_POLICY, PC_NEW_PHYS, PC_NEW_POLICY,
@@ -166,7 +174,13 @@ static int add_row(const struct opts *o, struct libscols_table *tb, const int *s
 	for (i = 0; i < nsel; i++) {
 		switch (sel[i]) {
 		case PC_DISK:
-			out_set_str(ln, i, j->dev->path);
+			/* a multipath map by the name lsblk and multipath -ll give it */
+			if (j->dev->dm_name &&
+			    snprintf(buf, sizeof(buf), "/dev/mapper/%s", j->dev->dm_name) <
+				    (int)sizeof(buf))
+				out_set_str(ln, i, buf);
+			else
+				out_set_str(ln, i, j->dev->path);
 			break;
 		case PC_LABEL:
 			if (j->planned) {
@@ -194,7 +208,7 @@ static int add_row(const struct opts *o, struct libscols_table *tb, const int *s
 			break;
 		case PC_OLD_START:
 			if (s && s->old)
-				out_set_u64(ln, i, s->old->start);
+				out_set_start(&o->out, ln, i, s->old->start, j->dev->topo.logical);
 			break;
 		case PC_OLD_END:
 			if (s && s->old)
@@ -206,7 +220,7 @@ static int add_row(const struct opts *o, struct libscols_table *tb, const int *s
 			break;
 		case PC_NEW_START:
 			if (s && s->kind != PA_STEP_DROP)
-				out_set_u64(ln, i, s->new_start);
+				out_set_start(&o->out, ln, i, s->new_start, j->dev->topo.logical);
 			break;
 		case PC_NEW_END:
 			if (s && s->kind != PA_STEP_DROP)
@@ -266,6 +280,9 @@ static int add_rows(const struct opts *o, struct libscols_table *tb, const int *
 	size_t i;
 	int rc = 0;
 
+	/* a terminal table has no REFUSED column (fix says it on stderr itself) */
+	if (o->out.terminal && !o->fix && j->plan.refusal)
+		msg_warn(j->dev->path, "fix would refuse it: %s", j->plan.refusal);
 	if (!j->plan.n)
 		return add_row(o, tb, sel, nsel, j, NULL);
 	for (i = 0; i < j->plan.n && rc == 0; i++)
@@ -775,8 +792,9 @@ static void usage(FILE *f, bool fix)
 		"  -P, --pairs           KEY=\"value\" output\n"
 		"  -r, --raw             raw output\n"
 		"  -n, --noheadings      no column headings\n"
-		"  -b, --bytes           sizes in bytes in the table\n"
-		"  -o, --output LIST     columns to print (+LIST appends to the defaults)\n"
+		"  -b, --bytes           sizes and starts in bytes in the table\n"
+		"  -o, --output LIST     columns to print (+LIST appends to the defaults;\n"
+		"                        the verdicts on a terminal: -o +OLD-POLICY,NEW-POLICY)\n"
 		"      --list-columns    list the columns and exit\n"
 		"  -h, --help            this text\n"
 		"\n"
@@ -928,10 +946,14 @@ static int run(int argc, char **argv, bool fix)
 	status = parse(argc, argv, &o);
 	if (status)
 		return status;
+	out_detect_terminal(&o.out);
 	if (out_select(&o.out, pcols, sizeof(pcols) / sizeof(pcols[0]),
-		       o.out.format == OUT_TABLE ? plan_defaults : script_defaults,
-		       o.out.format == OUT_TABLE ? sizeof(plan_defaults) / sizeof(int)
-						 : sizeof(script_defaults) / sizeof(int),
+		       o.out.format != OUT_TABLE ? script_defaults
+		       : o.out.terminal	 ? terminal_defaults
+					 : plan_defaults,
+		       o.out.format != OUT_TABLE ? sizeof(script_defaults) / sizeof(int)
+		       : o.out.terminal	 ? sizeof(terminal_defaults) / sizeof(int)
+					 : sizeof(plan_defaults) / sizeof(int),
 		       sel, &nsel) < 0)
 		return PA_EXIT_USAGE;
 	if (fix && !o.yes && !isatty(STDIN_FILENO)) {

@@ -225,7 +225,7 @@ static int plan_moves(struct pa_plan *p, const struct pa_topology *topo,
 	const struct pa_entry **order = calloc(t->n ? t->n : 1, sizeof(*order));
 	uint64_t cursor = first, short_before = 0;
 	const struct pa_step *prev = NULL;
-	char a[32], b[32];
+	char a[64], b[64];
 	size_t i, n = 0;
 	int rc = 0;
 
@@ -264,9 +264,9 @@ static int plan_moves(struct pa_plan *p, const struct pa_topology *topo,
 				rc = plan_refuse(p, "no room to move partition %u to an aligned start: "
 						    "free %s after partition %u%s%s%s",
 						 prev ? prev->num : 0,
-						 units_exact(cursor - e->start, a, sizeof(a)),
+						 units_amount(cursor - e->start, a, sizeof(a)),
 						 prev ? prev->num : 0, short_before ? " (or " : "",
-						 short_before ? units_exact(short_before, b, sizeof(b))
+						 short_before ? units_amount(short_before, b, sizeof(b))
 							      : "",
 						 short_before ? " before it)" : "");
 				goto out;
@@ -296,13 +296,13 @@ static int plan_moves(struct pa_plan *p, const struct pa_topology *topo,
 		if (prev->kind == PA_STEP_MOVE)
 			rc = plan_refuse(p, "no room to move partition %u to an aligned start: grow "
 					    "the LUN by %s%s%s%s",
-					 prev->num, units_exact(cursor - last - 1, a, sizeof(a)),
+					 prev->num, units_amount(cursor - last - 1, a, sizeof(a)),
 					 short_before ? " (or free " : "",
-					 short_before ? units_exact(short_before, b, sizeof(b)) : "",
+					 short_before ? units_amount(short_before, b, sizeof(b)) : "",
 					 short_before ? " before it)" : "");
 		else
 			rc = plan_refuse(p, "partition %u ends %s beyond the last usable byte",
-					 prev->num, units_exact(cursor - last - 1, a, sizeof(a)));
+					 prev->num, units_amount(cursor - last - 1, a, sizeof(a)));
 	}
 out:
 	free(order);
@@ -315,7 +315,7 @@ int plan_compute(struct pa_table *t, const struct pa_topology *topo,
 	const struct pa_entry **order = NULL;
 	uint64_t first, last, cursor, policy;
 	const char *why;
-	char a[32], b[32];
+	char a[64], b[64];
 	size_t i, n = 0;
 	int rc = 0;
 
@@ -402,8 +402,8 @@ int plan_compute(struct pa_table *t, const struct pa_topology *topo,
 				rc = plan_refuse(p, "partition %u does not fit: it needs %s more at "
 						    "the end of the disk",
 						 e->num,
-						 units_exact(e->size - room + p->place_grain, a,
-							     sizeof(a)));
+						 units_amount(e->size - room + p->place_grain, a,
+							      sizeof(a)));
 				goto out;
 			}
 		}

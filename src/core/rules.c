@@ -113,8 +113,13 @@ static const char *byte_unsafe(unsigned char c, bool value)
 		return "a udev substitution character ('$' or '%')";
 	if (!value)
 		return NULL;
+	/*
+	 * A blank is plain text to udev's match (fnmatch): udev keeps the
+	 * blanks of a virtio serial in ID_SERIAL ("$attr{serial}"), and a rule
+	 * must name the string udev stores.
+	 */
 	if (c == ' ')
-		return "a space";
+		return NULL;
 	if (strchr("*?[]|", c))
 		return "a glob character ('*', '?', '[', ']' or '|')";
 	if (!isalnum(c) && !strchr("-_.:+,=/@~", c))
@@ -1190,8 +1195,10 @@ char *rules_text(const struct rules_set *s)
 		if (r->partn)
 			buf_add(&b, "ENV{PARTN}==\"%u\", ", r->partn);
 		buf_add(&b,
-			"SYMLINK+=\"%s/%s\", OWNER=\"%s\", GROUP=\"%s\", MODE=\"%s\"\n",
-			RULES_LINK_DIR, r->name, r->owner, r->group, r->mode);
+			"SYMLINK+=\"%s/%s\", OWNER=\"%s\", GROUP=\"%s\", MODE=\"%s\", "
+			"OPTIONS:=\"%s\"\n",
+			RULES_LINK_DIR, r->name, r->owner, r->group, r->mode,
+			RULES_OPTIONS);
 	}
 	free(v);
 	return buf_take(&b);

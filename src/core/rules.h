@@ -23,6 +23,13 @@
 #define RULES_DEFAULT_MODE "0660"
 #define RULES_LINK_DIR "oracleasm"
 #define RULES_DEFAULT_OUTPUT "/etc/udev/rules.d/99-oracle-asmdevices.rules"
+/*
+ * On every rule: udev's 60-block.rules watches block devices with inotify,
+ * so each close of an ASM disk written by the database becomes a change event
+ * that re-runs the rules (and briefly drops and re-creates the links).  ":="
+ * keeps a later rules file from turning the watch back on.
+ */
+#define RULES_OPTIONS "nowatch"
 #define RULES_NAME_MAX 64
 #define RULES_VALUE_MAX 256
 

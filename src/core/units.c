@@ -89,6 +89,37 @@ const char *units_exact(uint64_t bytes, char *buf, size_t len)
 	return buf;
 }
 
+const char *units_amount(uint64_t bytes, char *buf, size_t len)
+{
+	static const char *const names[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+	uint64_t unit = 1, tenths;
+	size_t i = 0;
+
+	if (bytes < 1024) {
+		snprintf(buf, len, "%" PRIu64 " byte%s", bytes, bytes == 1 ? "" : "s");
+		return buf;
+	}
+	while (i + 1 < sizeof(names) / sizeof(names[0]) && bytes / unit >= 1024) {
+		unit <<= 10;
+		i++;
+	}
+	if (bytes % unit == 0) {
+		snprintf(buf, len, "%" PRIu64 " %s", bytes / unit, names[i]);
+		return buf;
+	}
+	/* rem * 10 < 2^64: unit is at most 2^60 */
+	tenths = bytes / unit * 10 + ((bytes % unit) * 10 + unit - 1) / unit;
+	if (tenths >= 10240 && i + 1 < sizeof(names) / sizeof(names[0])) {
+		/* 1023.95 KiB and up reads better as 1.0 MiB */
+		unit <<= 10;
+		i++;
+		tenths = bytes / unit * 10 + ((bytes % unit) * 10 + unit - 1) / unit;
+	}
+	snprintf(buf, len, "%" PRIu64 ".%" PRIu64 " %s (%" PRIu64 " bytes)", tenths / 10,
+		 tenths % 10, names[i], bytes);
+	return buf;
+}
+
 const char *units_grain(const struct pa_grain *g, char *buf, size_t len)
 {
 	if (g->sectors)

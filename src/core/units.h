@@ -21,6 +21,13 @@ int units_parse_grain(const char *s, struct pa_grain *g);
 /* "4 KiB", "2 MiB", "3584 B": the largest binary unit that divides exactly. */
 const char *units_exact(uint64_t bytes, char *buf, size_t len);
 
+/*
+ * An amount an admin must add or free, in words: "2 MiB" when exact, else one
+ * decimal rounded up (never less than needed) and the bytes:
+ * "2.0 MiB (2064896 bytes)"; "512 bytes" below 1 KiB.
+ */
+const char *units_amount(uint64_t bytes, char *buf, size_t len);
+
 /* "2 MiB" or "8 sectors" */
 const char *units_grain(const struct pa_grain *g, char *buf, size_t len);
 

@@ -58,6 +58,11 @@ for p in dm-1 dm-2; do
 done
 expect dm-1 partn 1
 expect dm-2 partn 2
+# named as lsblk names them (the testbed's dm/name), the node under /dev/mapper
+expect dm-1 lsblk-name mpatha-part1
+expect dm-2 lsblk-name mpatha-part2
+expect dm-1 path /dev/mapper/mpatha-part1
+expect dm-1 disk dm-0
 ka1=$(kernel_align $((2048 * 512)) 4096 0)
 ka2=$(kernel_align $((1050623 * 512)) 4096 0)
 assert_eq "0 512" "$ka1 $ka2" "kernel formula for the kpartx offsets (test bug)"

@@ -29,6 +29,12 @@ expect_reason md0 "aligned by construction"
 # optimal from the kernel's alignment offset 0.
 expect dm-3 type lvm
 expect dm-3 disk dm-3
+# named as lsblk names it (the testbed's dm/name), the node under /dev/mapper;
+# md keeps its kernel name, as in lsblk
+expect dm-3 lsblk-name vg0-data
+expect dm-3 path /dev/mapper/vg0-data
+expect md0 lsblk-name md0
+expect md0 path /dev/md0
 expect dm-3 start 0
 expect dm-3 min-io 524288
 expect dm-3 opt-io 1048576

@@ -73,7 +73,10 @@ mock_check() {
 }
 
 # Read the JSON in $T_TMP/out into MOCK_F[NAME/KEY] and MOCK_ROWS (one jq
-# run; a run of jq per field would make the suite slow).
+# run; a run of jq per field would make the suite slow).  Rows are keyed by
+# the kernel name (kname; name without it, as with -o): key "name" is the
+# kernel name, "lsblk-name" the name column (the device-mapper name of a dm
+# device).
 declare -A MOCK_F
 MOCK_ROWS=
 mock_load() {
@@ -87,8 +90,9 @@ mock_load() {
 			MOCK_ROWS+="${MOCK_ROWS:+ }$n"
 		fi
 		MOCK_F[$n/$k]=$v
-	done < <(jq -r '.devices[] | .name as $n | to_entries[] |
-		[$n, .key, (.value | tostring)] | @tsv' "$T_TMP/out")
+	done < <(jq -r '.devices[] | (.kname // .name) as $n | to_entries[] |
+		[$n, (if .key == "kname" then "name" elif .key == "name" then "lsblk-name" else .key end),
+		 (.value | tostring)] | @tsv' "$T_TMP/out")
 }
 
 # get NAME KEY: the value of column KEY of row NAME in the last output, in

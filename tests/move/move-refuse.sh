@@ -27,11 +27,11 @@ fill_raw "$dev" 1
 s=$(sum "$dev")
 pa_move "$dev"
 expect_rc 4 "no room"
-expect_err "no room to move partition 1 to an aligned start: grow the LUN by 2031 KiB" "no room"
+expect_err "no room to move partition 1 to an aligned start: grow the LUN by 2.0 MiB (2079744 bytes)" "no room"
 unchanged "$dev" "$s" "a refused move (no room)"
 run_pa plan --move-data --journal "$J" -J -o NUM,REFUSED "$dev"
 expect_rc 4 "plan, no room"
-jq -r '.plan[].refused' "$T_TMP/out" | grep -q "grow the LUN by 2031 KiB" ||
+jq -r '.plan[].refused' "$T_TMP/out" | grep -q "grow the LUN by 2.0 MiB (2079744 bytes)" ||
 	fail "plan does not show the refusal: $(cat "$T_TMP/out")"
 
 echo "# no room between partitions: free space after partition 1"

@@ -7,6 +7,8 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fnmatch.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -140,7 +142,8 @@ static void test_unsafe(void **state)
 	assert_contains(rules_value_unsafe("*"), "glob");
 	assert_contains(rules_value_unsafe("A|B"), "glob");
 	assert_contains(rules_value_unsafe("A[0]"), "glob");
-	assert_string_equal(rules_value_unsafe("A B"), "a space");
+	/* udev keeps the blanks of a virtio serial in ID_SERIAL: plain text to its match */
+	assert_null(rules_value_unsafe("pa vblk sp"));
 	assert_non_null(rules_value_unsafe("A;B"));
 	assert_non_null(rules_value_unsafe(""));
 	assert_non_null(rules_value_unsafe(NULL));
@@ -293,7 +296,7 @@ static void test_gpt_partition(void **state)
 		"ACTION==\"add|change\", SUBSYSTEM==\"block\", ENV{DEVTYPE}==\"partition\", "
 		"ENV{ID_PART_ENTRY_UUID}==\"0b7e3c6a-1f5e-4a4e-9d7a-3c1f0e2d4b5a\", "
 		"SYMLINK+=\"oracleasm/DATA1\", OWNER=\"grid\", GROUP=\"asmadmin\", "
-		"MODE=\"0660\"\n");
+		"MODE=\"0660\", OPTIONS:=\"nowatch\"\n");
 	assert_memory_equal(text, header, sizeof(header) - 1);
 	free(text);
 	rules_set_free(&s);
@@ -329,16 +332,19 @@ static void test_mbr_partition_wwn_serial(void **state)
 		"\n# ARCH1: partition 3 (5 GiB) of a 20 GiB disk, serial VIRTIO-SER-7\n"
 		"ACTION==\"add|change\", SUBSYSTEM==\"block\", ENV{DEVTYPE}==\"partition\", "
 		"ENV{ID_SERIAL}==\"VIRTIO-SER-7\", ENV{PARTN}==\"3\", "
-		"SYMLINK+=\"oracleasm/ARCH1\", OWNER=\"grid\", GROUP=\"asmadmin\", MODE=\"0660\"\n"
+		"SYMLINK+=\"oracleasm/ARCH1\", OWNER=\"grid\", GROUP=\"asmadmin\", MODE=\"0660\", "
+		"OPTIONS:=\"nowatch\"\n"
 		"\n# DATA1: partition 1 (4 GiB) of QEMU_HARDDISK (100 GiB), WWN 0x5000c500a1b2c3d4\n"
 		"ACTION==\"add|change\", SUBSYSTEM==\"block\", ENV{DEVTYPE}==\"partition\", "
 		"ENV{ID_WWN}==\"0x5000c500a1b2c3d4\", ENV{PARTN}==\"1\", "
-		"SYMLINK+=\"oracleasm/DATA1\", OWNER=\"grid\", GROUP=\"asmadmin\", MODE=\"0660\"\n"
+		"SYMLINK+=\"oracleasm/DATA1\", OWNER=\"grid\", GROUP=\"asmadmin\", MODE=\"0660\", "
+		"OPTIONS:=\"nowatch\"\n"
 		"\n# DATA2: partition 2 (4 GiB) of QEMU_HARDDISK (100 GiB), WWN "
 		"0x5000c500a1b2c3d4, serial 35000c500a1b2c3d4\n"
 		"ACTION==\"add|change\", SUBSYSTEM==\"block\", ENV{DEVTYPE}==\"partition\", "
 		"ENV{ID_SERIAL}==\"35000c500a1b2c3d4\", ENV{PARTN}==\"2\", "
-		"SYMLINK+=\"oracleasm/DATA2\", OWNER=\"grid\", GROUP=\"asmadmin\", MODE=\"0660\"\n");
+		"SYMLINK+=\"oracleasm/DATA2\", OWNER=\"grid\", GROUP=\"asmadmin\", MODE=\"0660\", "
+		"OPTIONS:=\"nowatch\"\n");
 	free(text);
 	rules_set_free(&s);
 	pa_devlist_free(&l);
@@ -514,35 +520,217 @@ static void test_no_usable_id(void **state)
 	pa_devlist_free(&l);
 }
 
+/*
+ * udev's reading of one rule line, written from udev(7) and not from
+ * partalign's code: KEY OP "VALUE" pairs separated by commas and blanks; in a
+ * value, \" stands for a quote and any other byte is itself; a match value is
+ * split at '|' into alternatives, each a glob (fnmatch(3)) when it holds '*',
+ * '?' or '['.  The line's keys go into @keys ("KEY OP" each, space-separated);
+ * the value of @key== into @val.  False when the line is not valid syntax.
+ */
+static bool udev_parse_line(const char *line, const char *key, char *val, size_t vlen,
+			    char *keys, size_t klen)
+{
+	const char *p = line;
+	bool found = false;
+
+	keys[0] = '\0';
+	while (*p) {
+		char k[64], op[3], v[1024];
+		size_t n = 0, i = 0;
+
+		while (*p == ' ' || *p == ',' || *p == '\t')
+			p++;
+		if (!*p)
+			break;
+		while (*p && !strchr("=!+-:", *p) && n + 1 < sizeof(k))
+			k[n++] = *p++;
+		k[n] = '\0';
+		n = 0;
+		while (*p && strchr("=!+-:", *p) && n < 2)
+			op[n++] = *p++;
+		op[n] = '\0';
+		if (!k[0] || !op[0] || *p != '"')
+			return false;
+		for (p++; *p != '"'; p++) {
+			if (!*p || *p == '\n' || i + 1 >= sizeof(v))
+				return false;
+			if (p[0] == '\\' && p[1] == '"')
+				p++;
+			v[i++] = *p;
+		}
+		v[i] = '\0';
+		p++;
+		if (*p && *p != ',' && *p != ' ')
+			return false;
+		if (strlen(keys) + strlen(k) + strlen(op) + 2 >= klen)
+			return false;
+		strcat(keys, keys[0] ? " " : "");
+		strcat(keys, k);
+		strcat(keys, op);
+		if (strcmp(k, key) == 0 && strcmp(op, "==") == 0) {
+			if (i + 1 > vlen)
+				return false;
+			memcpy(val, v, i + 1);
+			found = true;
+		}
+	}
+	return found;
+}
+
+static bool udev_value_matches(const char *pattern, const char *s)
+{
+	char alt[1024];
+	const char *p = pattern;
+
+	for (;;) {
+		size_t n = strcspn(p, "|");
+
+		if (n >= sizeof(alt))
+			return false;
+		memcpy(alt, p, n);
+		alt[n] = '\0';
+		if (strpbrk(alt, "*?[") ? fnmatch(alt, s, 0) == 0 : strcmp(alt, s) == 0)
+			return true;
+		if (!p[n])
+			return false;
+		p += n + 1;
+	}
+}
+
+/*
+ * The one rule of @text as udev reads it: exactly the keys partalign
+ * documents (nothing injected, no second rule), and a match on
+ * ENV{ID_SERIAL} that accepts @serial and no near miss of it.
+ */
+static void assert_matches_exactly(const char *text, const char *serial, bool partn)
+{
+	const char *want_keys = partn ? "ACTION== SUBSYSTEM== ENV{DEVTYPE}== ENV{ID_SERIAL}== "
+					"ENV{PARTN}== SYMLINK+= OWNER= GROUP= MODE= OPTIONS:="
+				      : "ACTION== SUBSYSTEM== ENV{DEVTYPE}== ENV{ID_SERIAL}== "
+					"SYMLINK+= OWNER= GROUP= MODE= OPTIONS:=";
+	char val[1024], keys[512], miss[1024];
+	const char *line = NULL, *p;
+	size_t n = strlen(serial), i, nrules = 0;
+
+	for (p = text; *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : p + strlen(p))
+		if (*p != '#' && *p != '\n') {
+			line = p;
+			nrules++;
+		}
+	assert_int_equal(nrules, 1);
+	{
+		char *one = strndup(line, strcspn(line, "\n"));
+
+		assert_true(udev_parse_line(one, "ENV{ID_SERIAL}", val, sizeof(val), keys,
+					    sizeof(keys)));
+		free(one);
+	}
+	assert_string_equal(keys, want_keys);
+	assert_true(udev_value_matches(val, serial));
+	/* near misses: one byte changed, one more, one less, a prefix or suffix */
+	assert_true(n + 2 < sizeof(miss));
+	for (i = 0; i < n; i++) {
+		memcpy(miss, serial, n + 1);
+		miss[i] = serial[i] == 'Z' ? 'Y' : 'Z';
+		assert_false(udev_value_matches(val, miss));
+	}
+	snprintf(miss, sizeof(miss), "%sZ", serial);
+	assert_false(udev_value_matches(val, miss));
+	snprintf(miss, sizeof(miss), "Z%s", serial);
+	assert_false(udev_value_matches(val, miss));
+	if (n > 1) {
+		snprintf(miss, sizeof(miss), "%.*s", (int)(n - 1), serial);
+		assert_false(udev_value_matches(val, miss));
+	}
+	assert_false(udev_value_matches(val, ""));
+}
+
 static void test_hostile_strings(void **state)
 {
+	static char longest[301];
+	const char *hostile[] = {
+		"X\", RUN+=\"/tmp/evil",
+		"\"",
+		"\\",
+		"A\\\"B",
+		"SER\\",
+		"SER*",
+		"SER?",
+		"SER[0-9]",
+		"A|B",
+		"*",
+		"SER\nACTION==\"add\", RUN+=\"/bin/sh\"",
+		"SER\n",
+		"$env{HOME}",
+		"$kernel",
+		"%k",
+		"SER%",
+		"it's",
+		"A\tB",
+		"\xc3\xa4",
+		"pa vblk sp",
+		" lead and trail ",
+		"A,B=C/D@E~F+G:H",
+		longest,
+	};
 	struct pa_devlist l = {0};
 	struct rules_set s = {0};
 	struct pa_diags g = {0};
-	struct pa_dev *a = scsi_disk(&l, "sda", NULL, "X\", RUN+=\"/tmp/evil");
-	struct pa_dev *b = scsi_disk(&l, "sdb", NULL, "SER\nACTION==\"add\"");
-	struct pa_dev *c = scsi_disk(&l, "sdc", "0x5000c500a1b2c3d4", "OK1");
-	struct pa_dev *d = scsi_disk(&l, "sdd", "0x5000c500a1b2c3d5", "OK2");
-	struct pa_dev *e = scsi_disk(&l, "sde", "0x5000c500a1b2c3d6\\", "OK3");
-	struct pa_dev *f = scsi_disk(&l, "sdf", NULL, "*");
-	struct pa_dev *cp;
+	struct pa_dev *c, *e, *cp, *h;
+	size_t i, accepted = 0;
 	char *text;
+	int rc;
 
-	assert_int_equal(add_rule(&s, a, RULES_MATCH_AUTO, "A", &g), -EILSEQ);
-	assert_contains(diag_msg(&g), "serial number (ID_SERIAL) udev reports for this "
-				      "device contains a double quote");
-	/* the hostile string itself is never repeated, not even in the message */
-	assert_not_contains(g.v[0].msg, "evil");
-	pa_diags_free(&g);
-	assert_int_equal(add_rule(&s, b, RULES_MATCH_AUTO, "B", &g), -EILSEQ);
-	assert_contains(diag_msg(&g), "contains a newline");
-	pa_diags_free(&g);
-	assert_int_equal(add_rule(&s, e, RULES_MATCH_AUTO, "E", &g), -EILSEQ);
+	memset(longest, 'A', sizeof(longest) - 1);
+	for (i = 0; i < sizeof(hostile) / sizeof(hostile[0]); i++) {
+		char name[32];
+		struct pa_dev *d, *p;
+		int w;
+
+		/* an MBR partition of a disk without WWN: auto keys on ID_SERIAL + PARTN,
+		 * and the whole disk (no table) on ID_SERIAL */
+		for (w = 0; w < 2; w++) {
+			snprintf(name, sizeof(name), "sd%c%zu", w ? 'w' : 'p', i);
+			d = scsi_disk(&l, name, NULL, hostile[i]);
+			p = NULL;
+			if (!w) {
+				snprintf(name, sizeof(name), "sdp%zup1", i);
+				p = mkpart(&l, d, name, 1, GiB);
+				set(&p->part_uuid, "a1b2c3d4-01");
+				set(&p->part_scheme, "dos");
+			}
+			rc = add_rule(&s, p ? p : d, RULES_MATCH_SERIAL, "H", &g);
+			if (rc < 0) {
+				assert_int_equal(rc, -EILSEQ);
+				assert_int_equal(s.n, 0);
+				assert_contains(diag_msg(&g), "serial number (ID_SERIAL)");
+				/* the string itself is never repeated, not even in the message */
+				if (strlen(hostile[i]) > 2)
+					assert_not_contains(g.v[0].msg, hostile[i]);
+				assert_not_contains(g.v[0].msg, "evil");
+				assert_not_contains(g.v[0].msg, "\n");
+			} else {
+				assert_int_equal(rc, 0);
+				assert_int_equal(g.n, 0);
+				text = rules_text(&s);
+				assert_matches_exactly(text + sizeof(header) - 1, hostile[i], !w);
+				free(text);
+				accepted++;
+			}
+			pa_diags_free(&g);
+			rules_set_free(&s);
+		}
+	}
+	/* blanks, commas and the like are plain text; the rest cannot be matched safely */
+	assert_int_equal(accepted, 2 * 3);
+
+	c = scsi_disk(&l, "sdc", "0x5000c500a1b2c3d4", "OK1");
+	e = scsi_disk(&l, "sde", "0x5000c500a1b2c3d6\\", "OK3");
+	rc = add_rule(&s, e, RULES_MATCH_AUTO, "E", &g);
+	assert_int_equal(rc, -EILSEQ);
 	assert_contains(diag_msg(&g), "WWN (ID_WWN) udev reports for this device contains a "
 				      "backslash");
-	pa_diags_free(&g);
-	assert_int_equal(add_rule(&s, f, RULES_MATCH_AUTO, "F", &g), -EILSEQ);
-	assert_contains(diag_msg(&g), "glob");
 	pa_diags_free(&g);
 
 	/* a crafted model is refused even when the key itself is clean */
@@ -552,11 +740,16 @@ static void test_hostile_strings(void **state)
 	assert_int_equal(add_rule(&s, cp, RULES_MATCH_AUTO, "C", &g), -EILSEQ);
 	assert_contains(diag_msg(&g), "the model name the hardware reports contains a newline");
 	pa_diags_free(&g);
+
 	/* a hostile serial is not written when the key is the WWN */
-	assert_int_equal(add_rule(&s, d, RULES_MATCH_AUTO, "D", &g), 0);
+	h = scsi_disk(&l, "sdh", "0x5000c500a1b2c3d5", "X\", RUN+=\"/tmp/evil\nKERNEL==\"*");
+	assert_int_equal(add_rule(&s, h, RULES_MATCH_AUTO, "D", &g), 0);
 	assert_int_equal(s.n, 1);
 	text = rules_text(&s);
-	assert_not_contains(text, "OK2");
+	assert_contains(text, "ENV{ID_WWN}==\"0x5000c500a1b2c3d5\"");
+	assert_not_contains(text, "evil");
+	assert_not_contains(text, "RUN");
+	assert_not_contains(text, "KERNEL");
 	free(text);
 	rules_set_free(&s);
 	pa_devlist_free(&l);

@@ -91,7 +91,7 @@ want() {
 	grep -Fxq \"\$1\" \$R_OUT || fail \"rule missing: \$1\"\$'\\n'\"\$(cat \$R_OUT)\"
 }
 A='ACTION==\"add|change\", SUBSYSTEM==\"block\", ENV{DEVTYPE}==\"partition\"'
-O='OWNER=\"grid\", GROUP=\"asmadmin\", MODE=\"0660\"'
+O='OWNER=\"grid\", GROUP=\"asmadmin\", MODE=\"0660\", OPTIONS:=\"nowatch\"'
 want \"\$A, ENV{ID_PART_ENTRY_UUID}==\\\"\$U1\\\", SYMLINK+=\\\"oracleasm/DATA1\\\", \$O\"
 want \"\$A, ENV{ID_PART_ENTRY_UUID}==\\\"\$U2\\\", SYMLINK+=\\\"oracleasm/DATA2\\\", \$O\"
 want \"\$A, ENV{ID_WWN}==\\\"0x5000c500a1b2c3d4\\\", ENV{PARTN}==\\\"1\\\", SYMLINK+=\\\"oracleasm/WWN1\\\", \$O\"

@@ -170,7 +170,7 @@ static void test_refuse_grow_the_lun(void **state)
 	plan_of(PA_LABEL_GPT, DISK, 512, v, 1, &p);
 	assert_non_null(p.refusal);
 	assert_contains(p.refusal, "partition 1");
-	assert_contains(p.refusal, "grow the LUN by 2031 KiB"); /* 2097152 - 17408 */
+	assert_contains(p.refusal, "grow the LUN by 2.0 MiB (2079744 bytes)"); /* 2097152 - 17408 */
 	assert_not_contains(p.refusal, "before it");
 	plan_free(&p);
 }
@@ -189,7 +189,7 @@ static void test_refuse_free_after(void **state)
 
 static void test_refuse_names_both_ways(void **state)
 {
-	/* p2 misses 512 B before it to go back, 1 MiB after it to go forward */
+	/* p2 misses 512 bytes before it to go back, 1 MiB after it to go forward */
 	struct part v[] = {P(1, 2 * MiB, 10 * MiB + S512, NULL),
 			   P(2, 12 * MiB + 1024, 11 * MiB, NULL),
 			   P(3, 24 * MiB, 10 * MiB, NULL)};
@@ -197,7 +197,7 @@ static void test_refuse_names_both_ways(void **state)
 
 	plan_of(PA_LABEL_GPT, DISK, 512, v, 3, &p);
 	assert_non_null(p.refusal);
-	assert_contains(p.refusal, "free 1 MiB after partition 2 (or 512 B before it)");
+	assert_contains(p.refusal, "free 1 MiB after partition 2 (or 512 bytes before it)");
 	plan_free(&p);
 }
 

@@ -171,6 +171,34 @@ static void test_exact(void **state)
 	expect_exact(UINT64_MAX - 1023, "18014398509481983 KiB");
 }
 
+static void expect_amount(uint64_t bytes, const char *want)
+{
+	char buf[64];
+
+	assert_ptr_equal(units_amount(bytes, buf, sizeof(buf)), buf);
+	assert_string_equal(buf, want);
+}
+
+/* Amounts to add or free: exact when whole, else rounded up, with the bytes. */
+static void test_amount(void **state)
+{
+	expect_amount(0, "0 bytes");
+	expect_amount(1, "1 byte");
+	expect_amount(512, "512 bytes");
+	expect_amount(1023, "1023 bytes");
+	expect_amount(1024, "1 KiB");
+	expect_amount(1536, "1.5 KiB (1536 bytes)");
+	expect_amount(1025, "1.1 KiB (1025 bytes)"); /* up, never less than needed */
+	expect_amount(2 * MiB, "2 MiB");
+	expect_amount(2064896, "2.0 MiB (2064896 bytes)"); /* 1.969 MiB */
+	expect_amount(2079744, "2.0 MiB (2079744 bytes)");
+	expect_amount(MiB - 1, "1.0 MiB (1048575 bytes)"); /* not "1024.0 KiB" */
+	expect_amount(MiB + 1, "1.1 MiB (1048577 bytes)");
+	expect_amount(1023 * MiB, "1023 MiB");
+	expect_amount(3 * TiB + 1, "3.1 TiB (3298534883329 bytes)");
+	expect_amount(UINT64_MAX, "16.0 EiB (18446744073709551615 bytes)");
+}
+
 static void test_exact_short_buffer(void **state)
 {
 	char buf[8];
@@ -227,6 +255,7 @@ int main(void)
 	    cmocka_unit_test(test_parse_refused),
 	    cmocka_unit_test(test_parse_roundtrip),
 	    cmocka_unit_test(test_exact),
+	    cmocka_unit_test(test_amount),
 	    cmocka_unit_test(test_exact_short_buffer),
 	    cmocka_unit_test(test_grain_text),
 	    cmocka_unit_test(test_parse_then_print),

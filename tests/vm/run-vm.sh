@@ -138,7 +138,8 @@ while read -r img size rest; do
 		rest=${rest//@DRIVE@/$id}
 	fi
 	read -ra words <<<"$rest"
-	qargs+=("${words[@]}")
+	# @SP@ is a blank inside one argument (a serial number with blanks)
+	qargs+=("${words[@]//@SP@/ }")
 done <"$here/disks.conf"
 
 # ---- the guest -------------------------------------------------------------------

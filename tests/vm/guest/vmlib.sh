@@ -343,7 +343,8 @@ vm_expect() {
 # ---- running partalign ---------------------------------------------------------
 # vm_run_check ARGS...: partalign check --json ARGS.  The output is kept in
 # VM_JSON and, flattened by one jq run (jq starts slowly under emulation), in
-# VM_ROWS: one line "NAME<TAB>KEY<TAB>VALUE" per key of every row, after a
+# VM_ROWS: one line "NAME<TAB>KEY<TAB>VALUE" per key of every row (NAME the
+# kernel name, kname: dm-N where the name column has the dm name), after a
 # line "#<TAB>rows<TAB>COUNT".  Exit status in VM_RC; stderr on the console.
 VM_ROWS=/tmp/vm-rows
 vm_run_check() {
@@ -356,7 +357,7 @@ vm_run_check() {
 	if ! printf '%s\n' "$VM_JSON" | jq -r '
 		"#\trows\t\(.devices | length)",
 		(.devices[] as $r | $r | to_entries[] |
-			[$r.name, .key, (.value | tostring | gsub("[\t\n]"; " "))] | join("\t"))
+			[$r.kname // $r.name, .key, (.value | tostring | gsub("[\t\n]"; " "))] | join("\t"))
 		' >"$VM_ROWS" 2>/dev/null; then
 		echo "partalign check $*: exit $VM_RC, output: $VM_JSON"
 		: >"$VM_ROWS"

@@ -67,6 +67,21 @@ while read -r n start _; do
 done </tmp/mpath.parts
 vm_check "$map" "$label" "$parts"
 
+# the kpartx maps by the names lsblk gives them: their device-mapper names
+# (sysfs dm/name), with the node under /dev/mapper
+bad=
+for dm in $(echo "$parts" | cut -d' ' -f1); do
+	n=$(cat "/sys/block/$dm/dm/name")
+	[ -e "/dev/mapper/$n" ] || bad="$bad no /dev/mapper/$n;"
+	got="$(vm_json "$dm" name) $(vm_json "$dm" path)"
+	[ "$got" = "$n /dev/mapper/$n" ] || bad="$bad $dm: name, path $got, expected $n /dev/mapper/$n;"
+done
+if [ -z "$bad" ]; then
+	vm_pass "$label/names" "kpartx maps named by their dm names, paths under /dev/mapper"
+else
+	vm_fail "$label/names" "$bad"
+fi
+
 # what udev rules keyed on DM_UUID (partalign rules) will match on
 bad=
 while read -r n _; do
