@@ -18,10 +18,12 @@ fail() {
 
 # --- the one command the README promises ----------------------------------
 apt-get update -qq || fail "apt-get update"
-apt install -y "$deb" >/tmp/apt.log 2>&1 || fail "apt install $deb: $(tail -20 /tmp/apt.log)"
+cd "$(dirname "$deb")"
+apt install -y ./partalign_*.deb >/tmp/apt.log 2>&1 || fail "apt install ./partalign_*.deb: $(tail -20 /tmp/apt.log)"
+cd /
 dpkg-query -W -f='${Status} ${Version}\n' partalign | grep -qx "install ok installed $version" ||
 	fail "partalign $version not installed: $(dpkg-query -W partalign 2>&1)"
-echo "ok: apt install $deb: partalign $version installed with its dependencies"
+echo "ok: apt install ./partalign_*.deb: partalign $version installed with its dependencies"
 # for the man page and the completion (not dependencies of partalign)
 apt-get install -y -qq --no-install-recommends man-db bash-completion >/tmp/apt2.log 2>&1 ||
 	fail "apt-get install man-db bash-completion: $(tail -20 /tmp/apt2.log)"
