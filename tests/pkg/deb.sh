@@ -44,6 +44,18 @@ V=$(pkg_version "$src")
 arch=$(dpkg --print-architecture)
 deb=$T_TMP/build/partalign_${V}_$arch.deb
 cd "$src"
+# Build-Depends: every library configure.ac requires, at its minimum version
+declare -A debname=([libparted]=libparted-dev [blkid]=libblkid-dev [libudev]=libudev-dev
+	[smartcols]=libsmartcols-dev [cmocka]=libcmocka-dev)
+nmods=0
+while read -r mod ver; do
+	nmods=$((nmods + 1))
+	[ -n "${debname[$mod]-}" ] || fail "configure.ac requires $mod: which package has it? (add it here and to debian/control)"
+	grep -q "^ ${debname[$mod]} (>= $ver),\$" debian/control ||
+		fail "debian/control: no '${debname[$mod]} (>= $ver)' for configure's $mod >= $ver"
+done < <(pkg_minimums "$src")
+[ "$nmods" -ge 5 ] || fail "found only $nmods PKG_CHECK_MODULES in configure.ac"
+echo "ok: Build-Depends match configure.ac's $nmods library minimums"
 if ! timed "dpkg-buildpackage" dpkg-buildpackage -us -uc -b >"$T_TMP/build1.log" 2>&1; then
 	fail "dpkg-buildpackage failed:
 $(tail -30 "$T_TMP/build1.log")"

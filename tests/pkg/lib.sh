@@ -28,6 +28,12 @@ pkg_version() {
 	sed -n 's/^AC_INIT(\[partalign\], \[\([^]]*\)\].*/\1/p' "$1/configure.ac"
 }
 
+# The pkg-config modules configure.ac requires, "module version" a line.
+pkg_minimums() {
+	sed -n 's/^PKG_CHECK_MODULES(\[[A-Z_]*\], *\[\([a-z]*\) >= \([0-9.]*\)\]).*/\1 \2/p' \
+		"$1/configure.ac"
+}
+
 # expected NAME VAR=VALUE...: tests/pkg/expected/NAME with @VAR@ replaced.
 expected() {
 	local f=$top_srcdir/tests/pkg/expected/$1 kv script=

@@ -23,6 +23,18 @@ cd "$src"
 timed autogen ./autogen.sh >"$T_TMP/autogen.log" 2>&1 || fail "autogen.sh: $(tail -5 "$T_TMP/autogen.log")"
 ./configure -q >"$T_TMP/configure.log" 2>&1 || fail "configure: $(tail -5 "$T_TMP/configure.log")"
 grep -q "^Version: *$V\$" partalign.spec || fail "partalign.spec: Version is not $V"
+# BuildRequires: every library configure.ac requires, at its minimum version
+declare -A rpmname=([libparted]=parted-devel [blkid]=libblkid-devel [libudev]=systemd-devel
+	[smartcols]=libsmartcols-devel [cmocka]=libcmocka-devel)
+nmods=0
+while read -r mod ver; do
+	nmods=$((nmods + 1))
+	[ -n "${rpmname[$mod]-}" ] || fail "configure.ac requires $mod: which RPM has it? (add it here and to the spec)"
+	grep -q "^BuildRequires: *${rpmname[$mod]} >= $ver\$" partalign.spec ||
+		fail "partalign.spec: no 'BuildRequires: ${rpmname[$mod]} >= $ver' for configure's $mod >= $ver"
+done < <(pkg_minimums "$src")
+[ "$nmods" -ge 5 ] || fail "found only $nmods PKG_CHECK_MODULES in configure.ac"
+echo "ok: BuildRequires match configure.ac's $nmods library minimums"
 if ! timed "make rpm" make rpm RPMBUILD_FLAGS=--nodeps >"$T_TMP/rpm.log" 2>&1; then
 	fail "make rpm failed:
 $(tail -30 "$T_TMP/rpm.log")"
