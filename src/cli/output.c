@@ -5,6 +5,7 @@
  */
 #include "config.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -63,6 +64,26 @@ int out_select(const struct out_opts *o, const struct out_col *cols, size_t ncol
 	return 0;
 }
 
+#ifndef HAVE_SCOLS_TABLE_ENABLE_SHELLVAR
+/*
+ * libsmartcols before 2.38 (RHEL and Oracle Linux 9 have 2.37) has no
+ * scols_table_enable_shellvar(): make the --pairs keys shell variable names
+ * here by the same rule, any byte but [A-Za-z0-9_] becomes '_' ("MAJ:MIN"
+ * -> "MAJ_MIN"), and a leading digit gets a '_' before it.
+ */
+static const char *shellvar_name(const char *name, char *buf, size_t size)
+{
+	size_t i = 0;
+
+	if (*name >= '0' && *name <= '9')
+		buf[i++] = '_';
+	for (; *name && i + 1 < size; name++)
+		buf[i++] = (isalnum((unsigned char)*name) || *name == '_') ? *name : '_';
+	buf[i] = '\0';
+	return buf;
+}
+#endif
+
 struct libscols_table *out_table_new(const struct out_opts *o, const char *name,
 				     const struct out_col *cols, const int *sel, size_t nsel)
 {
@@ -78,7 +99,9 @@ struct libscols_table *out_table_new(const struct out_opts *o, const char *name,
 		break;
 	case OUT_PAIRS:
 		scols_table_enable_export(tb, 1);
+#ifdef HAVE_SCOLS_TABLE_ENABLE_SHELLVAR
 		scols_table_enable_shellvar(tb, 1);
+#endif
 		break;
 	case OUT_RAW:
 		scols_table_enable_raw(tb, 1);
@@ -89,13 +112,20 @@ struct libscols_table *out_table_new(const struct out_opts *o, const char *name,
 	scols_table_enable_noheadings(tb, o->noheadings);
 	for (i = 0; i < nsel; i++) {
 		const struct out_col *c = &cols[sel[i]];
+		const char *cname = c->name;
 		struct libscols_column *cl;
 		int flags = c->flags;
+#ifndef HAVE_SCOLS_TABLE_ENABLE_SHELLVAR
+		char vname[64];
+
+		if (o->format == OUT_PAIRS)
+			cname = shellvar_name(c->name, vname, sizeof(vname));
+#endif
 
 		/* a table may truncate long text to the terminal; the others never */
 		if (o->format != OUT_TABLE)
 			flags &= ~(SCOLS_FL_TRUNC | SCOLS_FL_WRAP);
-		cl = scols_table_new_column(tb, c->name, c->whint, flags);
+		cl = scols_table_new_column(tb, cname, c->whint, flags);
 		if (!cl) {
 			scols_unref_table(tb);
 			return NULL;

@@ -1,0 +1,109 @@
+#!/bin/bash
+# Runs inside the fresh Debian root of deb.sh (PID 1 of its own PID
+# namespace, /dev a private tmpfs with the test's loop disk in it):
+#   root-checks.sh DEB VERSION DISK
+# installs DEB with one "apt install", then uses partalign from the
+# installed files only.  Prints "ok: ..." per check; exits 1 at the first
+# failure with a "FAIL: ..." line.
+set -euo pipefail
+export LC_ALL=C DEBIAN_FRONTEND=noninteractive PATH=/usr/sbin:/usr/bin:/sbin:/bin
+deb=$1 version=$2 disk=$3
+n=${disk#/dev/}
+part=${n}p1
+
+fail() {
+	echo "FAIL: $*"
+	exit 1
+}
+
+# --- the one command the README promises ----------------------------------
+apt-get update -qq || fail "apt-get update"
+cd "$(dirname "$deb")"
+apt install -y ./partalign_*.deb >/tmp/apt.log 2>&1 || fail "apt install ./partalign_*.deb: $(tail -20 /tmp/apt.log)"
+cd /
+dpkg-query -W -f='${Status} ${Version}\n' partalign | grep -qx "install ok installed $version" ||
+	fail "partalign $version not installed: $(dpkg-query -W partalign 2>&1)"
+echo "ok: apt install ./partalign_*.deb: partalign $version installed with its dependencies"
+# for the man page and the completion (not dependencies of partalign)
+apt-get install -y -qq --no-install-recommends man-db bash-completion >/tmp/apt2.log 2>&1 ||
+	fail "apt-get install man-db bash-completion: $(tail -20 /tmp/apt2.log)"
+
+[ "$(command -v partalign)" = /usr/sbin/partalign ] || fail "partalign is not /usr/sbin/partalign"
+[ "$(partalign --version)" = "partalign $version" ] || fail "partalign --version: $(partalign --version)"
+if ldd /usr/sbin/partalign | grep -q libparted; then
+	fail "/usr/sbin/partalign links libparted"
+fi
+if ldd /usr/libexec/partalign/partalign-apply | grep 'not found'; then
+	fail "partalign-apply: a library is missing"
+fi
+echo "ok: /usr/sbin/partalign $version, all libraries found, libparted only in partalign-apply"
+
+# --- check ------------------------------------------------------------------
+rc=0
+out=$(partalign check -r -n -o NAME,START,POLICY "$disk") || rc=$?
+[ "$rc" = 4 ] || fail "check $disk: exit $rc, expected 4 (misaligned)"
+[ "$out" = "$part 32256 misaligned" ] || fail "check $disk printed '$out'"
+echo "ok: partalign check $disk: exit 4, '$out'"
+
+rc=0
+partalign check >/tmp/check.out 2>/tmp/check.err || rc=$?
+case $rc in 0 | 4 | 8 | 12) ;; *) fail "check (all devices): exit $rc: $(cat /tmp/check.err)" ;; esac
+head -1 /tmp/check.out | grep -q '^ *NAME .*PHYSICAL .*OPTIMAL .*POLICY' ||
+	fail "check: no table heading: $(head -2 /tmp/check.out)"
+grep -q "^ *$part " /tmp/check.out || fail "check (all devices) does not list $part"
+echo "ok: partalign check (all devices): exit $rc, $(($(wc -l </tmp/check.out) - 1)) rows, $part among them"
+
+# --- plan: runs /usr/libexec/partalign/partalign-apply, writes nothing --------
+before=$(sha256sum <"$disk")
+rc=0
+out=$(partalign plan -r -n -o NUM,OLD-START,NEW-START "$disk") || rc=$?
+[ "$rc" = 4 ] || fail "plan $disk: exit $rc, expected 4"
+[ "$out" = "1 32256 2097152" ] || fail "plan $disk printed '$out'"
+[ "$(sha256sum <"$disk")" = "$before" ] || fail "plan changed $disk"
+echo "ok: partalign plan $disk: exit 4, partition 1 from 32256 to 2097152, disk unchanged"
+
+# --- the udev rule, where this udev reads it ---------------------------------
+out=$(/usr/sbin/partalign udev "$part")
+grep -qx 'PARTALIGN_POLICY=misaligned' <<<"$out" || fail "partalign udev $part: $out"
+if command -v udevadm >/dev/null; then
+	udevadm test --action=add "/sys/class/block/$part" >/tmp/udev.out 2>&1 || true
+	grep -q 'PARTALIGN_POLICY=misaligned' /tmp/udev.out ||
+		fail "udevadm test: the shipped rule did not set PARTALIGN_POLICY: $(grep -i partalign /tmp/udev.out | head)"
+	grep -qi 'partalign.*\(error\|invalid\|failed\)' /tmp/udev.out &&
+		fail "udevadm test: $(grep -i 'partalign.*\(error\|invalid\|failed\)' /tmp/udev.out)"
+	echo "ok: udevadm test $part: the installed 60-partalign.rules imports PARTALIGN_POLICY=misaligned"
+else
+	fail "udev (Recommends) was not installed"
+fi
+
+# --- man partalign -------------------------------------------------------------
+man -w partalign | grep -q '^/usr/share/man/man8/partalign.8.gz$' || fail "man -w: $(man -w partalign 2>&1)"
+MANWIDTH=80 MANPAGER=cat man partalign 2>/tmp/man.err | sed 's/.\x08//g' >/tmp/man.out
+grep -q '^NAME' /tmp/man.out && grep -q '^EXIT STATUS' /tmp/man.out &&
+	grep -q 'partalign-apply' /tmp/man.out || fail "man partalign: $(head -5 /tmp/man.out) $(cat /tmp/man.err)"
+echo "ok: man partalign: $(wc -l </tmp/man.out) lines with NAME, EXIT STATUS and FILES"
+
+# --- the completion, loaded the way bash-completion loads it ---------------
+comp_out=$(bash -c '
+	. /usr/share/bash-completion/bash_completion
+	. /root/complib.sh
+	_completion_loader partalign
+	complete -p partalign
+	echo "=1"; comp "partalign ch"
+	echo "=2"; comp "partalign check --o"
+	echo "=3"; comp "partalign check -o NA"
+	echo "=4"; comp "partalign plan -o NEW-S"
+	echo "=5"; comp "partalign plan /dev/lo"
+' 2>&1) || fail "completion: $comp_out"
+block() { awk -v b="=$1" '$0 == b { on = 1; next } /^=[0-9]/ { on = 0 } on' <<<"$comp_out" | tr '\n' ' '; }
+grep -q '^complete -F _partalign partalign$' <<<"$comp_out" ||
+	fail "bash-completion did not load /usr/share/bash-completion/completions/partalign: $comp_out"
+[ "$(block 1)" = "check " ] || fail "completion 'partalign ch': $(block 1)"
+[ "$(block 2)" = "--output " ] || fail "completion 'partalign check --o': $(block 2)"
+[ "$(block 3)" = "NAME " ] || fail "completion 'partalign check -o NA': $(block 3)"
+[ "$(block 4)" = "NEW-START NEW-SIZE " ] || [ "$(block 4)" = "NEW-SIZE NEW-START " ] ||
+	fail "completion 'partalign plan -o NEW-S': $(block 4)"
+grep -qw -- "$disk" <<<"$(block 5)" || fail "completion 'partalign plan /dev/lo': $(block 5)"
+echo "ok: completion from the installed file: ch -> check, --o -> --output, -o NA -> NAME, plan -o NEW-S, devices"
+
+echo "ok: all checks in the fresh root"
