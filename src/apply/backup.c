@@ -678,7 +678,16 @@ static int label_areas(label_read_fn rd, void *ctx, uint32_t logical, uint64_t s
 		return 0;
 	}
 	ext[(*n)++] = (struct pa_extent){.off = 0, .len = logical};
-	rc = label_dos_ebrs(rd, ctx, logical, ebrs, MAX_LABEL - 1);
+	/*
+	 * A whole GPT behind a dos sector 0 is a label too: what a restore of a
+	 * dos backup over a GPT leaves when it stops after sector 0 (the GPT
+	 * sectors are cleared last), or a hybrid MBR.
+	 */
+	if (gpt_extent_any(rd, ctx, logical, size, &head, &tail) == 0 && head + tail <= size) {
+		ext[(*n)++] = (struct pa_extent){.off = 0, .len = head};
+		ext[(*n)++] = (struct pa_extent){.off = size - tail, .len = tail};
+	}
+	rc = label_dos_ebrs(rd, ctx, logical, ebrs, MAX_LABEL - 3);
 	for (e = 0; e < rc; e++)
 		if (ebrs[e] + logical <= size && ebrs[e] % logical == 0)
 			ext[(*n)++] = (struct pa_extent){.off = ebrs[e], .len = logical};
@@ -729,7 +738,7 @@ static int same_on_disk(struct pa_disk *d, uint64_t off, uint64_t len, const voi
 int apply_backup_check(const struct pa_backup *b, struct pa_disk *d, uint64_t *bad,
 		       struct pa_extent **save, size_t *nsave)
 {
-	struct pa_extent *all = calloc(2 * MAX_LABEL + b->n, sizeof(*all));
+	struct pa_extent *all = calloc(2 * MAX_LABEL + 2 + b->n, sizeof(*all));
 	size_t na = 0, nd = 0, nall, i, j;
 	int rc;
 
@@ -740,6 +749,20 @@ int apply_backup_check(const struct pa_backup *b, struct pa_disk *d, uint64_t *b
 		rc = label_areas(rd_disk, d, d->logical, d->size, all + na, &nd);
 	if (rc < 0)
 		goto out;
+	/*
+	 * The GPT partalign wrote over the backed-up table (128 entries, as
+	 * libparted makes it): its sectors are label sectors even when a
+	 * restore cut short has already cleared or torn them.
+	 */
+	if (b->after && b->after->kind == LABEL_ID_GPT) {
+		uint64_t arr = (16384 + b->logical - 1) / b->logical * b->logical;
+
+		if (2 * b->logical + arr + b->logical + arr <= b->size) {
+			all[na + nd++] = (struct pa_extent){.off = 0, .len = 2 * b->logical + arr};
+			all[na + nd++] =
+			    (struct pa_extent){.off = b->size - b->logical - arr, .len = b->logical + arr};
+		}
+	}
 	nall = merge_extents(all, na + nd);
 	for (i = 0; i < b->n; i++) {
 		uint64_t lo = b->regs[i].off, hi = lo + b->regs[i].len, at = lo;
