@@ -129,7 +129,8 @@ int apply_move_journal(struct pa_disk *d, const struct pa_plan *p, const char *i
 {
 	struct marker_io io = disk_io(d);
 	int rc = journal_init2(j, p, d->path, id, k ? k->chunk : 0, k ? k->record_min : 0,
-			       k && k->split ? k->split : PA_JOURNAL_RECORD_SPLIT, random_u64());
+			       k && k->split ? k->split : PA_JOURNAL_RECORD_SPLIT,
+			       random_u64());
 
 	if (rc < 0)
 		return rc;

@@ -37,10 +37,12 @@ struct gpt_copy {
 
 static int guid_parse(const char *s, unsigned char g[16])
 {
-	static const int pos[16] = {6, 4, 2, 0, 11, 9, 16, 14, 19, 21, 24, 26, 28, 30, 32, 34};
+	static const int pos[16] = {6,	4,  2,	0,  11, 9,  16, 14,
+				    19, 21, 24, 26, 28, 30, 32, 34};
 	int i;
 
-	if (strlen(s) != 36 || s[8] != '-' || s[13] != '-' || s[18] != '-' || s[23] != '-')
+	if (strlen(s) != 36 || s[8] != '-' || s[13] != '-' || s[18] != '-' ||
+	    s[23] != '-')
 		return -EINVAL;
 	for (i = 0; i < 16; i++) {
 		unsigned int v;
@@ -57,14 +59,15 @@ static int guid_parse(const char *s, unsigned char g[16])
 static void guid_format(const unsigned char *g, char out[37])
 {
 	snprintf(out, 37,
-		 "%02X%02X%02X%02X-%02X%02X-%02X%02X-%02X%02X-%02X%02X%02X%02X%02X%02X", g[3],
-		 g[2], g[1], g[0], g[5], g[4], g[7], g[6], g[8], g[9], g[10], g[11], g[12],
-		 g[13], g[14], g[15]);
+		 "%02X%02X%02X%02X-%02X%02X-%02X%02X-%02X%02X-%02X%02X%02X%02X%02X%02X",
+		 g[3], g[2], g[1], g[0], g[5], g[4], g[7], g[6], g[8], g[9], g[10], g[11],
+		 g[12], g[13], g[14], g[15]);
 }
 
 bool marker_type_is_move(const char *type)
 {
-	return type && (strcasecmp(type, PA_MOVE_TYPE_GUID) == 0 || strcasecmp(type, "0x7f") == 0);
+	return type && (strcasecmp(type, PA_MOVE_TYPE_GUID) == 0 ||
+			strcasecmp(type, "0x7f") == 0);
 }
 
 static void copy_free(struct gpt_copy *c)
@@ -88,8 +91,8 @@ static int copy_load(const struct marker_io *io, uint64_t lba, struct gpt_copy *
 	if (rc < 0)
 		return rc;
 	c->hdr_size = get_le32(c->hdr + 12);
-	if (memcmp(c->hdr, "EFI PART", 8) || c->hdr_size < 92 || c->hdr_size > sizeof(c->hdr) ||
-	    get_le64(c->hdr + 24) != lba)
+	if (memcmp(c->hdr, "EFI PART", 8) || c->hdr_size < 92 ||
+	    c->hdr_size > sizeof(c->hdr) || get_le64(c->hdr + 24) != lba)
 		return -ENOENT;
 	crc = get_le32(c->hdr + 16);
 	put_le32(c->hdr + 16, 0);
@@ -101,7 +104,8 @@ static int copy_load(const struct marker_io *io, uint64_t lba, struct gpt_copy *
 	if (c->esize < 128 || c->esize % 8 || c->count == 0 ||
 	    __builtin_mul_overflow((uint64_t)c->count, (uint64_t)c->esize, &elen) ||
 	    elen > GPT_ARRAY_MAX ||
-	    __builtin_mul_overflow(get_le64(c->hdr + 72), (uint64_t)io->logical, &c->ent_off) ||
+	    __builtin_mul_overflow(get_le64(c->hdr + 72), (uint64_t)io->logical,
+				   &c->ent_off) ||
 	    __builtin_add_overflow(c->ent_off, elen, &end) || end > io->size)
 		return -ENOENT;
 	c->elen = (size_t)elen;
@@ -153,7 +157,8 @@ static int copies_load(const struct marker_io *io, struct gpt_copy c[2])
 
 static unsigned char *entry_at(struct gpt_copy *c, unsigned int num)
 {
-	return num >= 1 && num <= c->count ? c->ents + (size_t)(num - 1) * c->esize : NULL;
+	return num >= 1 && num <= c->count ? c->ents + (size_t)(num - 1) * c->esize
+					   : NULL;
 }
 
 static bool entry_used(const unsigned char *e)
@@ -181,7 +186,8 @@ static bool name_id(const unsigned char *name, uint64_t *id)
 	size_t i, pl = sizeof(PA_MOVE_NAME_PREFIX) - 1;
 
 	for (i = 0; i < PA_JOURNAL_NAME_LEN / 2; i++) {
-		if (name[2 * i + 1] || (name[2 * i] && (name[2 * i] < 0x20 || name[2 * i] > 0x7e)))
+		if (name[2 * i + 1] ||
+		    (name[2 * i] && (name[2 * i] < 0x20 || name[2 * i] > 0x7e)))
 			return false;
 		text[i] = (char)name[2 * i];
 	}
@@ -288,7 +294,8 @@ int marker_find(const struct marker_io *io, struct pa_marker *m)
 			uint64_t id;
 
 			rec_get(slot, rec);
-			if (rec_parse(rec, &id, m->journal) && (!m->move_id || id == m->move_id))
+			if (rec_parse(rec, &id, m->journal) &&
+			    (!m->move_id || id == m->move_id))
 				m->move_id = id;
 			else
 				m->journal[0] = '\0';
@@ -363,7 +370,8 @@ int marker_originals(const struct marker_io *io, struct pa_journal *j)
 				break;
 			}
 			memset(e, 0, sizeof(*e));
-			snprintf(e->type, sizeof(e->type), "0x%02x", s[446 + 16 * (num - 1) + 4]);
+			snprintf(e->type, sizeof(e->type), "0x%02x",
+				 s[446 + 16 * (num - 1) + 4]);
 		}
 	}
 	return rc < 0 ? rc : journal_set_label(j, label);
@@ -384,8 +392,8 @@ static int dos_signature(const struct pa_journal *j, uint32_t *sig)
 	return 0;
 }
 
-static int gpt_edit(const struct marker_io *io, const struct pa_journal *j, const char *path,
-		    bool set, struct gpt_copy c[2])
+static int gpt_edit(const struct marker_io *io, const struct pa_journal *j,
+		    const char *path, bool set, struct gpt_copy c[2])
 {
 	unsigned char mg[16], rec[REC_PAYLOAD], *slot[REC_ENTRIES];
 	int k, rc = 0;
@@ -428,7 +436,8 @@ static int gpt_edit(const struct marker_io *io, const struct pa_journal *j, cons
 				put_le64(rec + 8, j->move_id);
 				put_le16(rec + 16, (uint16_t)len);
 				memcpy(rec + 18, path ? path : "", len);
-				put_le32(rec + REC_PAYLOAD - 4, pa_crc32(0, rec, REC_PAYLOAD - 4));
+				put_le32(rec + REC_PAYLOAD - 4,
+					 pa_crc32(0, rec, REC_PAYLOAD - 4));
 				rec_put(slot, rec);
 				c[k].dirty = true;
 			} else {
@@ -441,7 +450,8 @@ static int gpt_edit(const struct marker_io *io, const struct pa_journal *j, cons
 				}
 			}
 		}
-		/* the backup copy first: a cut between the two leaves the primary as it was */
+		/* the backup copy first: a cut between the two leaves the primary as it
+		 * was */
 	}
 	if (rc == 0)
 		rc = copy_store(io, &c[1]);
@@ -483,7 +493,8 @@ static int edit(const struct marker_io *io, const struct pa_journal *j, const ch
 		unsigned char *sys = s + 446 + 16 * (num - 1) + 4;
 		unsigned int orig;
 
-		if (num < 1 || num > 4 || !*sys || sscanf(j->v[m].entry.type, "0x%2x", &orig) != 1)
+		if (num < 1 || num > 4 || !*sys ||
+		    sscanf(j->v[m].entry.type, "0x%2x", &orig) != 1)
 			return -ENOENT;
 		if (set && *sys != PA_MOVE_DOS_TYPE) {
 			*sys = PA_MOVE_DOS_TYPE;

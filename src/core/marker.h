@@ -43,10 +43,10 @@ struct marker_io {
 };
 
 struct pa_marker {
-	uint64_t move_id;	/* GPT: all 64 bits; dos: the low 32 */
-	bool id32;		/* only the low 32 bits are known (dos) */
+	uint64_t move_id;		      /* GPT: all 64 bits; dos: the low 32 */
+	bool id32;			      /* only the low 32 bits are known (dos) */
 	char journal[PA_MARKER_PATH_MAX + 1]; /* where the journal was written; "" */
-	size_t n;		/* marked partitions */
+	size_t n;			      /* marked partitions */
 	unsigned int nums[128];
 };
 
