@@ -36,6 +36,8 @@ void journal_free(struct pa_journal *j)
 
 uint64_t journal_nchunks(const struct pa_journal *j, size_t m)
 {
+	if (!j->v[m].chunk)
+		return 0; /* never from a parsed or initialised journal */
 	return (j->v[m].len + j->v[m].chunk - 1) / j->v[m].chunk;
 }
 
