@@ -46,9 +46,10 @@ static PedExceptionOption on_exception(PedException *ex)
 	if (cur_msgs)
 		pa_diag_add(cur_msgs, cur_dev, 0, "libparted: %s", ex->message);
 	/*
-	 * One GPT copy torn by a crash between the writes of the two copies
-	 * (fix writes the backup first): the other copy is whole, use it, as
-	 * gdisk and the kernel do.  The next write rewrites both.
+	 * One GPT copy torn by a power cut during its write (fix writes the
+	 * backup copy first, so a torn primary sits next to a whole backup):
+	 * use the whole one, as gdisk and the kernel do; the plan then writes
+	 * the label again.  (No setlocale: libparted's messages are English.)
 	 */
 	if (ex->type == PED_EXCEPTION_ERROR && (ex->options & PED_EXCEPTION_OK) &&
 	    strstr(ex->message, "GPT table is corrupt, but the")) {

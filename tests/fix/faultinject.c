@@ -133,7 +133,8 @@ static void put(const struct held *h, size_t from, size_t len)
 {
 	int fd = open(h->path, O_WRONLY | O_CLOEXEC);
 
-	if (fd < 0 || get_pwrite()(fd, h->data + from, len, h->off + (off_t)from) != (ssize_t)len ||
+	if (fd < 0 ||
+	    get_pwrite()(fd, h->data + from, len, h->off + (off_t)from) != (ssize_t)len ||
 	    get_fsync()(fd) < 0)
 		fprintf(stderr, "faultinject: cannot write held data to %s\n", h->path);
 	if (fd >= 0)
@@ -236,10 +237,12 @@ static void overlay(dev_t rdev, void *buf, ssize_t n, off_t off)
 
 	for (h = held; n > 0 && h; h = h->next) {
 		off_t a = h->off > off ? h->off : off;
-		off_t b = h->off + (off_t)h->len < off + n ? h->off + (off_t)h->len : off + n;
+		off_t b =
+		    h->off + (off_t)h->len < off + n ? h->off + (off_t)h->len : off + n;
 
 		if (h->rdev == rdev && a < b)
-			memcpy((char *)buf + (a - off), h->data + (a - h->off), (size_t)(b - a));
+			memcpy((char *)buf + (a - off), h->data + (a - h->off),
+			       (size_t)(b - a));
 	}
 }
 
@@ -258,7 +261,8 @@ static void wait_resume(void)
 		nanosleep(&ts, NULL);
 }
 
-static enum action step(int fd, const char *name, long long off, long long len, bool write)
+static enum action step(int fd, const char *name, long long off, long long len,
+			bool write)
 {
 	const char *mode, *log;
 	struct stat st;
@@ -314,8 +318,8 @@ __attribute__((destructor)) static void at_exit_cut(void)
 		release(0, true);
 }
 
-static ssize_t do_pwrite(ssize_t (*fn)(int, const void *, size_t, off_t), const char *name,
-			 int fd, const void *buf, size_t len, off_t off)
+static ssize_t do_pwrite(ssize_t (*fn)(int, const void *, size_t, off_t),
+			 const char *name, int fd, const void *buf, size_t len, off_t off)
 {
 	enum action a = step(fd, name, (long long)off, (long long)len, true);
 	struct stat st;

@@ -11,8 +11,8 @@
 #   usage:    a partition named instead of its disk, no --yes without a tty
 #             (exit 16); a missing device (exit 8).
 # Not covered on this host: holders (no device-mapper, no md here, so no
-# active LVM volume either) and multipath paths; the tests/vm guest can make
-# both.
+# active LVM volume either; tests/vm/scenarios/62-fix-held.sh tests that
+# refusal in the guest) and multipath paths (70-multipath-fix.sh).
 . "$top_srcdir/tests/lib/common.sh"
 . "$top_srcdir/tests/fix/lib.sh"
 need_cmd mkfs.ext4 mkfs.xfs mkswap swapon swapoff mount umount python3 pvcreate

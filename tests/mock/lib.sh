@@ -3,10 +3,10 @@
 #
 # The testbeds in tests/mock/testbeds/ are umockdev device descriptions
 # (umockdev-record's format: P: sysfs path, N: device node, S: node symlink,
-# E: udev property, A: sysfs attribute, L: sysfs symlink) written by hand
+# E: property, A: sysfs attribute, L: sysfs symlink) written by hand
 # for topologies this host's kernel cannot make.  Lines starting with '#'
 # explain where each number comes from; umockdev's format has no comments,
-# so mock_run strips them first.
+# so tests/lib/umockdev-udevdb (mock_run) strips them first.
 #
 # Expected values are worked out here and in the tests from the testbed
 # parameters, never taken from partalign's output.
