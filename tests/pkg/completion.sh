@@ -148,7 +148,7 @@ if [ "$(id -u)" = 0 ] && command -v losetup >/dev/null && command -v sfdisk >/de
 	# a loop node without a backing file (detached) is not offered
 	free=$(losetup -f 2>/dev/null || true)
 	if [ -n "$free" ] && [ -b "$free" ]; then
-		if run_comp "partalign check /dev/lo" | grep -qxF "$free"; then
+		if run_comp "partalign check /dev/lo" | grep -xF "$free" >/dev/null; then
 			bad "unbound $free offered"
 		fi
 	fi

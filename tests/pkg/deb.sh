@@ -175,7 +175,7 @@ cat "$T_TMP/root.out"
 [ "$rc" = 0 ] || fail "in the fresh root (exit $rc)"
 grep -q '^ok: all checks in the fresh root$' "$T_TMP/root.out" || fail "the root checks did not finish"
 # nothing of the root is mounted on the host
-if findmnt -rn -o TARGET | grep -qF "$root"; then
+if findmnt -rn -o TARGET | grep -F "$root" >/dev/null; then
 	fail "a mount of the root is visible on the host"
 fi
 

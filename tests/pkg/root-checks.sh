@@ -21,7 +21,7 @@ apt-get update -qq || fail "apt-get update"
 cd "$(dirname "$deb")"
 apt install -y ./partalign_*.deb >/tmp/apt.log 2>&1 || fail "apt install ./partalign_*.deb: $(tail -20 /tmp/apt.log)"
 cd /
-dpkg-query -W -f='${Status} ${Version}\n' partalign | grep -qx "install ok installed $version" ||
+dpkg-query -W -f='${Status} ${Version}\n' partalign | grep -x "install ok installed $version" >/dev/null ||
 	fail "partalign $version not installed: $(dpkg-query -W partalign 2>&1)"
 echo "ok: apt install ./partalign_*.deb: partalign $version installed with its dependencies"
 # for the man page and the completion (not dependencies of partalign)
@@ -30,7 +30,7 @@ apt-get install -y -qq --no-install-recommends man-db bash-completion >/tmp/apt2
 
 [ "$(command -v partalign)" = /usr/sbin/partalign ] || fail "partalign is not /usr/sbin/partalign"
 [ "$(partalign --version)" = "partalign $version" ] || fail "partalign --version: $(partalign --version)"
-if ldd /usr/sbin/partalign | grep -q libparted; then
+if ldd /usr/sbin/partalign | grep libparted >/dev/null; then
 	fail "/usr/sbin/partalign links libparted"
 fi
 if ldd /usr/libexec/partalign/partalign-apply | grep 'not found'; then
@@ -48,7 +48,7 @@ echo "ok: partalign check $disk: exit 4, '$out'"
 rc=0
 partalign check >/tmp/check.out 2>/tmp/check.err || rc=$?
 case $rc in 0 | 4 | 8 | 12) ;; *) fail "check (all devices): exit $rc: $(cat /tmp/check.err)" ;; esac
-head -1 /tmp/check.out | grep -q '^ *NAME .*PHYSICAL .*OPTIMAL .*POLICY' ||
+head -1 /tmp/check.out | grep '^ *NAME .*PHYSICAL .*OPTIMAL .*POLICY' >/dev/null ||
 	fail "check: no table heading: $(head -2 /tmp/check.out)"
 grep -q "^ *$part " /tmp/check.out || fail "check (all devices) does not list $part"
 echo "ok: partalign check (all devices): exit $rc, $(($(wc -l </tmp/check.out) - 1)) rows, $part among them"
@@ -77,7 +77,7 @@ else
 fi
 
 # --- man partalign -------------------------------------------------------------
-man -w partalign | grep -q '^/usr/share/man/man8/partalign.8.gz$' || fail "man -w: $(man -w partalign 2>&1)"
+man -w partalign | grep '^/usr/share/man/man8/partalign.8.gz$' >/dev/null || fail "man -w: $(man -w partalign 2>&1)"
 MANWIDTH=80 MANPAGER=cat man partalign 2>/tmp/man.err | sed 's/.\x08//g' >/tmp/man.out
 grep -q '^NAME' /tmp/man.out && grep -q '^EXIT STATUS' /tmp/man.out &&
 	grep -q 'partalign-apply' /tmp/man.out || fail "man partalign: $(head -5 /tmp/man.out) $(cat /tmp/man.err)"

@@ -47,7 +47,7 @@ rpmf=$src/rpmbuild/RPMS/$arch/partalign-$V-1.$arch.rpm
 assert_eq "partalign $V 1 $arch" "$(rpm -qp --qf '%{NAME} %{VERSION} %{RELEASE} %{ARCH}' "$rpmf")" \
 	"binary RPM name, version, release, arch"
 assert_eq "partalign-$V.tar.gz" "$(rpm -qlp "$srpm" | grep '\.tar\.gz$')" "source RPM tarball"
-rpm -qlp "$srpm" | grep -qx partalign.spec || fail "source RPM has no partalign.spec"
+rpm -qlp "$srpm" | grep -x partalign.spec >/dev/null || fail "source RPM has no partalign.spec"
 
 # --- the file list (build-id links are rpm's own; a compressed man page is
 # the build host's brp-compress) -------------------------------------------
@@ -105,11 +105,11 @@ echo "ok: %check ran $npass unit tests, none failed"
 mkdir "$T_TMP/payload"
 (cd "$T_TMP/payload" && rpm2cpio "$rpmf" | cpio -idm --quiet)
 p=$T_TMP/payload
-readelf -d "$p/usr/sbin/partalign" | grep -q 'NEEDED.*libparted' &&
+readelf -d "$p/usr/sbin/partalign" | grep 'NEEDED.*libparted' >/dev/null &&
 	fail "/usr/sbin/partalign links libparted (only partalign-apply may)"
-readelf -d "$p/usr/libexec/partalign/partalign-apply" | grep -q 'NEEDED.*libparted' ||
+readelf -d "$p/usr/libexec/partalign/partalign-apply" | grep 'NEEDED.*libparted' >/dev/null ||
 	fail "partalign-apply does not link libparted"
-strings "$p/usr/sbin/partalign" | grep -qx '/usr/libexec/partalign/partalign-apply' ||
+strings "$p/usr/sbin/partalign" | grep -x '/usr/libexec/partalign/partalign-apply' >/dev/null ||
 	fail "partalign does not name /usr/libexec/partalign/partalign-apply"
 grep -q 'IMPORT{program}="/usr/sbin/partalign udev ' "$p/usr/lib/udev/rules.d/60-partalign.rules" ||
 	fail "the udev rule does not run /usr/sbin/partalign"
@@ -138,7 +138,7 @@ signed=("$T_TMP/${rpmf##*/}" "$T_TMP/${srpm##*/}")
 rpmsign --addsign "${signed[@]}" >"$T_TMP/sign.log" 2>&1 || fail "rpmsign: $(cat "$T_TMP/sign.log")"
 gpg --export --armor >"$T_TMP/key.asc"
 rpmkeys --import "$T_TMP/key.asc"
-rpm -K "${signed[0]}" | grep -q 'signatures OK' || fail "signature not OK: $(rpm -Kv "${signed[0]}")"
+rpm -K "${signed[0]}" | grep 'signatures OK' >/dev/null || fail "signature not OK: $(rpm -Kv "${signed[0]}")"
 rc=0
 rpmlint "${signed[@]}" "$src/partalign.spec" >"$T_TMP/rpmlint.out" 2>&1 || rc=$?
 sed -n '/ [EW]: /p; /checked;/p' "$T_TMP/rpmlint.out"
