@@ -113,33 +113,6 @@ static bool name_matches(const char *name, uint64_t move_id, bool id32)
 	return strcmp(name + len - strlen(tail), tail) == 0;
 }
 
-int move_journal_find_any(const struct pa_dev *whole, char **path)
-{
-	const char *dir = move_journal_dir_default();
-	char *id = apply_disk_id(whole), *prefix = NULL;
-	struct dirent *de;
-	DIR *dd;
-	int rc = 0;
-
-	if (!id || asprintf(&prefix, "%s-", id) < 0) {
-		free(id);
-		return -ENOMEM;
-	}
-	free(id);
-	dd = opendir(dir);
-	while (dd && rc == 0 && (de = readdir(dd))) {
-		size_t len = strlen(de->d_name), pl = strlen(prefix);
-
-		if (len == pl + 16 + 8 && strncmp(de->d_name, prefix, pl) == 0 &&
-		    strcmp(de->d_name + len - 8, ".journal") == 0)
-			rc = asprintf(path, "%s/%s", dir, de->d_name) < 0 ? -ENOMEM : 1;
-	}
-	if (dd)
-		closedir(dd);
-	free(prefix);
-	return rc;
-}
-
 static int scan_dir(const char *dir, uint64_t move_id, bool id32, char **path)
 {
 	DIR *dd = opendir(dir);
@@ -233,3 +206,45 @@ int move_journal_durable(const char *dir, const char **fstype)
 		}
 	return 0;
 }
+
+int move_journal_find_any(const struct pa_dev *whole, char **path)
+{
+	const char *dir = move_journal_dir_default();
+	char *id = apply_disk_id(whole), *prefix = NULL;
+	struct dirent *de;
+	DIR *dd;
+	int rc = 0;
+
+	if (!id || asprintf(&prefix, "%s-", id) < 0) {
+		free(id);
+		return -ENOMEM;
+	}
+	free(id);
+	dd = opendir(dir);
+	while (dd && rc == 0 && (de = readdir(dd))) {
+		size_t len = strlen(de->d_name), pl = strlen(prefix);
+
+		uint64_t mid;
+		char *p;
+
+		if (len != pl + 16 + 8 || strncmp(de->d_name, prefix, pl) != 0 ||
+		    strcmp(de->d_name + len - 8, ".journal") != 0)
+			continue;
+		if (asprintf(&p, "%s/%s", dir, de->d_name) < 0) {
+			rc = -ENOMEM;
+			break;
+		}
+		/* a journal, not a pointer left to one that is gone */
+		if (journal_move_id(p, &mid)) {
+			*path = p;
+			rc = 1;
+		} else {
+			free(p);
+		}
+	}
+	if (dd)
+		closedir(dd);
+	free(prefix);
+	return rc;
+}
+

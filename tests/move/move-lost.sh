@@ -92,6 +92,19 @@ expect_rc 8 "restore on the marked disk"
 expect_err "refused: an unfinished data move (move id ${mid: -8})" "restore on the marked disk"
 unchanged "$dev" "$s" "restore on the marked disk"
 
+echo "# rules and provision refuse it too"
+run_pa rules --disk "DATA1=$(pnode "$dev" 1)" --dry-run
+expect_rc 8 "rules on the marked disk"
+expect_err "its disk records an unfinished data move" "rules on the marked disk"
+mkdir -p "$T_TMP/root/etc/udev/rules.d"
+printf 'owner root\ngroup root\nmode 0660\nrules /etc/udev/rules.d/99-x.rules\nDATA1 %s\n' "$dev" \
+	>"$T_TMP/prov.conf"
+run_pa provision --config "$T_TMP/prov.conf" --root "$T_TMP/root" --backup-dir "$BK"
+expect_rc 4 "provision on the marked disk"
+expect_err "an unfinished data move (move id ${mid: -8}" "provision on the marked disk"
+[ ! -e "$T_TMP/root/etc/udev/rules.d/99-x.rules" ] || fail "provision wrote rules for the marked disk"
+unchanged "$dev" "$s" "rules and provision on the marked disk"
+
 echo "# the pointer removed, --journal naming another directory"
 rm "$ptr"
 mkdir -p "$T_TMP/j2"
