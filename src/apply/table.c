@@ -223,8 +223,13 @@ static int read_marker(struct pa_shadow *sh, struct pa_table *t)
 {
 	struct marker_io io = shadow_io(sh);
 	struct pa_marker m;
-	int rc = marker_find(&io, &m);
+	struct label_id id;
+	int rc;
 
+	if (label_identity(rd_fd, &sh->memfd, sh->logical, sh->size, &id) == 0 &&
+	    label_identity_format(&id, t->ident, sizeof(t->ident)) < 0)
+		t->ident[0] = '\0';
+	rc = marker_find(&io, &m);
 	if (rc <= 0)
 		return rc;
 	t->marked = true;

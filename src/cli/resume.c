@@ -92,6 +92,8 @@ static char *foreign_journal(const struct pa_journal *j, const struct pa_table *
 	}
 	if (strncmp(j->label, "gpt:", 4) == 0 && t->label != PA_LABEL_GPT)
 		why = fmt("the journal is of a GPT disk (%s)", j->label);
+	else if (strncmp(j->label, "gpt:", 4) == 0 && t->ident[0] && strcasecmp(t->ident, j->label))
+		why = fmt("the journal is of the table %s, this disk has %s", j->label, t->ident);
 	else if (strncmp(j->label, "dos:", 4) == 0 && t->label != PA_LABEL_MSDOS)
 		why = fmt("the journal is of a dos disk (%s)", j->label);
 	return why;

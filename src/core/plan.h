@@ -52,6 +52,7 @@ struct pa_table {
 	uint64_t move_id;      /* GPT: 64 bits; dos: the low 32 (move_id32) */
 	bool move_id32;
 	char *move_journal;    /* where the marker says the journal is; NULL */
+	char ident[48];        /* "gpt:<disk GUID>", "dos:<signature>", "" unknown */
 };
 
 enum pa_step_kind {

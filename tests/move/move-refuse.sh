@@ -127,6 +127,16 @@ expect_err "cannot read the journal $jf" "damaged journal"
 unchanged "$dev" "$s" "a damaged journal"
 cp "$T_TMP/journal.good" "$jf"
 
+echo "# the journal of a table with another disk GUID is refused"
+snapshot "$dev" "$T_TMP/killed.snap"
+sgdisk --disk-guid=R "$dev" >/dev/null
+s2=$(sum "$dev")
+pa_move "$dev"
+expect_rc 4 "another disk GUID"
+expect_err "is not this disk's: the journal is of the table gpt:" "another disk GUID"
+unchanged "$dev" "$s2" "a journal of another disk GUID"
+restore_snapshot "$dev" "$T_TMP/killed.snap"
+
 echo "# fix --move-data resumes it"
 pa_move "$dev"
 expect_rc 1 "fix --move-data resuming"
