@@ -445,6 +445,10 @@ static int prepare(const struct opts *o, const char *arg, struct job *j)
 		return PA_EXIT_ERROR;
 	}
 	j->opened = true;
+	/* write-protected: refused like a disk in use, before any backup or journal */
+	if (!inuse && apply_disk_is_readonly(&j->disk) &&
+	    asprintf(&inuse, "%s is read-only (write-protected)", dev->path) < 0)
+		inuse = NULL;
 	{
 		struct pa_table t;
 

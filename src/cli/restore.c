@@ -238,6 +238,11 @@ static int restore(const struct pa_backup *b, const char *file, const char *arg,
 		status = PA_EXIT_ERROR;
 		goto out;
 	}
+	if (apply_disk_is_readonly(&d)) {
+		msg_err(dev->path, 0, "refused: %s is read-only (write-protected)", dev->path);
+		status = PA_EXIT_ERROR;
+		goto out;
+	}
 	rc = apply_disk_marker(&d, &mk);
 	if (rc != 0) {
 		if (rc > 0)
