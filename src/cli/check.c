@@ -55,6 +55,7 @@ enum {
 	COL_PATHS,
 	COL_TABLE,
 	COL_ONDISK_START,
+	COL_UDEV,
 };
 
 #define N SCOLS_JSON_NUMBER
@@ -101,6 +102,8 @@ static const struct out_col columns[] = {
 	[COL_PATHS] = {"PATHS", 0.1, 0, S, "multipath maps: their path devices"},
 	[COL_TABLE] = {"TABLE", 6, 0, S, "--probe: kernel vs on-disk table"},
 	[COL_ONDISK_START] = {"ONDISK-START", 10, R, N, "--probe: start in the on-disk table"},
+	[COL_UDEV] = {"UDEV", 5, 0, S,
+		      "udev database vs the device: ok, stale (PARTUUID with --probe)"},
 };
 #undef N
 #undef S
@@ -124,7 +127,7 @@ static const int topology_defaults[] = {COL_NAME,   COL_START,  COL_LOG_SEC,   C
 	    COL_OPTIMAL, COL_POLICY, COL_REASON, COL_FSTYPE, COL_MOUNTPOINTS, COL_HOLDERS,      \
 	    COL_PARTLABEL, COL_PARTUUID, COL_WWN, COL_SERIAL
 static const int script_defaults[] = {SCRIPT_COLUMNS};
-static const int json_defaults[] = {SCRIPT_COLUMNS, COL_KNAME, COL_START_SEC};
+static const int json_defaults[] = {SCRIPT_COLUMNS, COL_KNAME, COL_START_SEC, COL_UDEV};
 #undef SCRIPT_COLUMNS
 
 /* A row to print; the verdicts and the reason are computed as it is printed. */
@@ -371,6 +374,14 @@ static int fill_line(const struct out_opts *o, struct libscols_line *ln, const i
 			if (d->probed && d->ondisk_found)
 				rc = out_set_u64(ln, i, d->ondisk_start);
 			break;
+		case COL_UDEV: {
+			char why[512];
+			int st = pa_dev_udev_stale(d, why, sizeof(why));
+
+			if (st >= 0)
+				rc = out_set_str(ln, i, st ? "stale" : "ok");
+			break;
+		}
 		}
 	}
 	return rc;
@@ -655,6 +666,12 @@ int cmd_check(int argc, char **argv)
 				status |= PA_EXIT_MISALIGNED;
 		}
 		row_reason(r, oo.terminal);
+		{
+			char stale[512];
+
+			if (pa_dev_udev_stale(r->d, stale, sizeof(stale)) > 0)
+				msg_warn(r->d->path, "%s", stale);
+		}
 		ln = scols_table_new_line(tb, NULL);
 		if (!ln || fill_line(&oo, ln, sel, nsel, r) != 0) {
 			msg_err(NULL, ENOMEM, "cannot fill the output table");

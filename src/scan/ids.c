@@ -90,8 +90,10 @@ int scan_ids_probe(struct pa_dev *d, char **signature)
 				} else {
 					free(t);
 				}
-				if (!d->part_uuid)
-					d->part_uuid = probe_value(pr, "PART_ENTRY_UUID");
+				free(d->ondisk_uuid);
+				d->ondisk_uuid = probe_value(pr, "PART_ENTRY_UUID");
+				if (!d->part_uuid && d->ondisk_uuid)
+					d->part_uuid = strdup(d->ondisk_uuid);
 				if (!d->part_scheme)
 					d->part_scheme =
 					    probe_value(pr, "PART_ENTRY_SCHEME");

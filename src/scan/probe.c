@@ -148,6 +148,9 @@ int scan_probe_disk(struct pa_devlist *l, struct pa_dev *w, struct pa_diags *dia
 					p->part_name = strdup(blkid_partition_get_name(bp));
 				if (!p->part_uuid && blkid_partition_get_uuid(bp))
 					p->part_uuid = strdup(blkid_partition_get_uuid(bp));
+				/* the disk's own, against udev's (a stale database) */
+				if (!p->ondisk_uuid && blkid_partition_get_uuid(bp))
+					p->ondisk_uuid = strdup(blkid_partition_get_uuid(bp));
 				disk_type(p, bp);
 				p->ondisk_found = true;
 				p->ondisk_start = (uint64_t)blkid_partition_get_start(bp) * 512;
