@@ -6,14 +6,18 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "apply/label.h"
 #include "cli/cli.h"
 #include "cli/move-cli.h"
 #include "core/exitcodes.h"
+#include "core/plan.h"
 #include "core/units.h"
 #include "scan/scan.h"
 
@@ -518,6 +522,38 @@ out:
 	return rc;
 }
 
+static int rd_pread(void *ctx, uint64_t off, void *buf, size_t len)
+{
+	ssize_t n = pread(*(int *)ctx, buf, len, (off_t)off);
+
+	if (n < 0)
+		return -errno;
+	if ((size_t)n != len)
+		memset((char *)buf + n, 0, len - (size_t)n);
+	return 0;
+}
+
+/* --probe: a damaged GPT copy, said once per disk; plan says what fix would do. */
+static void warn_gpt_damage(const struct pa_dev *w)
+{
+	struct label_health h;
+	struct pa_table t = {0};
+	char dmg[256];
+	int fd = open(w->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+
+	if (fd < 0)
+		return; /* scan_probe_disk said why */
+	if (label_health(rd_pread, &fd, w->topo.logical, w->size, &h) == 0) {
+		t.pmbr = h.pmbr;
+		t.gpt_primary = (enum pa_gpt_copy)h.primary;
+		t.gpt_backup = (enum pa_gpt_copy)h.backup;
+		if (plan_table_damage(&t, dmg, sizeof(dmg)))
+			msg_warn(w->path, "%s ('partalign plan %s' says what fix would do)", dmg,
+				 w->path);
+	}
+	close(fd);
+}
+
 /* --probe the whole devices named (or all), not their multipath paths. */
 static int probe_selected(struct pa_devlist *l, char **names, int nnames,
 			  struct pa_diags *diags)
@@ -538,6 +574,8 @@ static int probe_selected(struct pa_devlist *l, char **names, int nnames,
 		}
 		if (named)
 			rc = scan_probe_disk(l, w, diags);
+		if (named && rc == 0)
+			warn_gpt_damage(w);
 	}
 	return rc;
 }

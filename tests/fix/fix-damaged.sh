@@ -19,8 +19,9 @@
 #       a partition past the end of the disk; two overlapping partitions;
 #       the entry array at LBA 1024; a hybrid MBR; a dos table with logical
 #       partitions under --label keep and --move-data;
+#   check --probe warns about the lost primary header;
 #   not damage: a grown LUN (the backup GPT where the end was) gets no
-#     warning.
+#     warning from plan or check --probe.
 . "$top_srcdir/tests/lib/common.sh"
 . "$top_srcdir/tests/fix/lib.sh"
 need_cmd python3 fdisk
@@ -149,6 +150,10 @@ f=$(img phsig)
 d=$(attach "$f")
 sgdisk_says "$d" 'Main header: ERROR'
 sgdisk_says "$d" 'Backup header: OK'
+# check --probe says it too (and check alone reads no data)
+run_pa "$T_TMP/out" "$T_TMP/err" check --probe "$d"
+grep -qF "$d: the primary GPT header is damaged (no EFI PART signature), the backup is intact ('partalign plan $d' says what fix would do)" "$T_TMP/err" ||
+	fail "phsig: check --probe: $(cat "$T_TMP/err")"
 refused phsig "$d" "the primary GPT header is damaged (no EFI PART signature), the backup is intact (2 partitions): rebuild the primary from it with 'sgdisk -e'"
 new_refused phsig "$d" "not blank: the primary GPT header is damaged (no EFI PART signature), the backup is intact (2 partitions)"
 # the advice works: sgdisk -e rebuilds the primary, then plan has a plan
@@ -218,4 +223,6 @@ d=$(attach "$f")
 run_pa "$T_TMP/out" "$T_TMP/err" plan "$d"
 expect_rc 4 "grown: plan"
 ! grep -q 'damaged' "$T_TMP/err" || fail "grown: a grown LUN called damaged: $(cat "$T_TMP/err")"
+run_pa "$T_TMP/out" "$T_TMP/err" check --probe "$d"
+! grep -q 'damaged' "$T_TMP/err" || fail "grown: check --probe: $(cat "$T_TMP/err")"
 echo "ok: grown LUN: no damage reported"
