@@ -61,6 +61,12 @@ static int table_parts(struct pa_disk *d, struct pa_kpart *k, size_t max, size_t
 
 	msg_diags(&msgs);
 	pa_diags_free(&msgs);
+	if (rc == 0 && t.unreadable) {
+		/* libparted cannot read what was written: tell the kernel nothing */
+		plan_table_free(&t);
+		apply_shadow_free(sh);
+		rc = -EIO;
+	}
 	if (rc < 0)
 		return rc;
 	*n = 0;

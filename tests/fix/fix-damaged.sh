@@ -9,12 +9,13 @@
 #     rewrites both copies" and writes nothing; fix rewrites both copies
 #     (sgdisk -v: no problems) with the planned layout;
 #       primary header CRC, backup header signature, backup header CRC,
-#       primary entry-array CRC, backup entry-array CRC;
+#       primary entry-array CRC, backup entry-array CRC, and on a 4Kn disk
+#       the backup entry-array CRC;
 #   refused (exit 4, one line naming the disk, disk byte-identical, no
 #     backup), by fix, plan (REFUSED) and fix --new --discard-data:
 #       the primary header's signature gone (libparted sees no table: this
 #         was "no partition table (fix --new partitions a blank disk)"), and
-#         'sgdisk -e', the advice, makes the disk fixable;
+#         'sgdisk -e', the advice, makes the disk fixable; refused on 4Kn too;
 #       both entry arrays with a wrong CRC; both header signatures gone;
 #       a partition past the end of the disk; two overlapping partitions;
 #       the entry array at LBA 1024; a hybrid MBR; a dos table with logical
@@ -93,11 +94,12 @@ new_refused() {
 }
 
 # repaired NAME DEV WARNING: plan warns and writes nothing, fix rewrites both
-# copies with the planned layout
+# copies with the planned layout (the 2 MiB grain, in logical sectors)
 repaired() {
-	local name=$1 dev=$2 text=$3 sum
+	local name=$1 dev=$2 text=$3 sum g
+	g=$((2097152 / $(lsec_of "$dev")))
 	sum=$(dev_sum "$dev")
-	sfd_layout "$dev" | cut -d' ' -f1-3 | sort -k2,2n | expected_layout "$dev" 4096 >"$T_TMP/want"
+	sfd_layout "$dev" | cut -d' ' -f1-3 | sort -k2,2n | expected_layout "$dev" "$g" >"$T_TMP/want"
 	run_pa "$T_TMP/out" "$T_TMP/err" plan "$dev"
 	expect_rc 4 "$name: plan"
 	grep -qF -- "$dev: $text: fix rewrites both copies" "$T_TMP/err" ||
@@ -105,7 +107,7 @@ repaired() {
 	assert_eq "$sum" "$(dev_sum "$dev")" "$name: plan wrote"
 	pa_fix "$dev"
 	expect_rc 1 "$name: fix"
-	verify_fixed "$dev" 4096 "$T_TMP/want"
+	verify_fixed "$dev" "$g" "$T_TMP/want"
 	echo "ok: $name: plan warns '$text'; fix rewrote both copies (sgdisk -v clean)"
 }
 
@@ -143,6 +145,27 @@ d=$(attach "$f")
 sgdisk_says "$d" 'Main partition table: OK'
 sgdisk_says "$d" 'Backup partition table: ERROR'
 repaired bacrc "$d" "the backup GPT entry array is damaged (its CRC does not match), the primary is intact"
+
+# 4Kn: the same with 4096-byte sectors (table written through the loop device)
+for case in "smash primary" "array-crc backup"; do
+	truncate -s 64M "$T_TMP/k4.img"
+	d=$(loop_attach "$T_TMP/k4.img" 4096)
+	printf '%b\n' 'label: gpt\nfirst-lba: 6\nstart=6,size=2500\nstart=3000,size=5000' |
+		sfdisk -q --no-reread --no-tell-kernel "$d" >/dev/null
+	# shellcheck disable=SC2086
+	"${GPTEDIT[@]}" "$d" 4096 $case
+	partx -a "$d" 2>/dev/null || true
+	if [ "$case" = "smash primary" ]; then
+		sgdisk_says "$d" 'Main header: ERROR'
+		refused 4kn-phsig "$d" "the primary GPT header is damaged (no EFI PART signature), the backup is intact (2 partitions)"
+	else
+		sgdisk_says "$d" 'Backup partition table: ERROR'
+		repaired 4kn-bacrc "$d" "the backup GPT entry array is damaged (its CRC does not match), the primary is intact"
+	fi
+	partx -d "$d" >/dev/null 2>&1 || true
+	losetup -d "$d"
+	sed -i "\|^$d\$|d" "$T_TMP/loops"
+done
 
 # ---- the primary header's signature gone: libparted sees no table at all ----
 f=$(img phsig)
