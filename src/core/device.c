@@ -218,6 +218,13 @@ int pa_dev_udev_stale(const struct pa_dev *d, char *buf, size_t len)
 
 	if (len)
 		buf[0] = '\0';
+	if (d->part_uuid && d->ondisk_checked && !d->ondisk_uuid) {
+		char none[64];
+
+		snprintf(none, sizeof(none), "there is no partition %u", d->partno);
+		return stale_text(buf, len, "PARTUUID", d->part_uuid,
+				  "the partition table on the disk", none, d->path);
+	}
 	if (d->part_uuid && d->ondisk_uuid) {
 		if (strcasecmp(d->part_uuid, d->ondisk_uuid) != 0)
 			return stale_text(buf, len, "PARTUUID", d->part_uuid,

@@ -87,6 +87,7 @@ struct pa_dev {
 	 * sysfs "serial" (virtio) and "wwid" / "device/wwid" (NVMe, SCSI).
 	 */
 	char *ondisk_uuid;
+	bool ondisk_checked; /* the on-disk table was read for this partition */
 	char *sys_serial;
 	char *sys_wwid;
 
@@ -119,7 +120,8 @@ struct pa_dev *pa_devlist_find_devno(const struct pa_devlist *l, unsigned int ma
 /*
  * Does what udev's database says about @d disagree with the device itself?
  * Compared: the PARTUUID udev stored with the one in the on-disk entry
- * (when d->ondisk_uuid is known), ID_SERIAL with a virtio disk's sysfs
+ * (when that entry was read: d->ondisk_checked; no entry at all is stale
+ * too), ID_SERIAL with a virtio disk's sysfs
  * serial, ID_WWN with an NVMe wwid (equal) or a SCSI naa. wwid (its hex
  * digits start with the WWN's).  Partitions are compared with their disk's
  * sysfs.  Returns 1 and the line "the udev database says KEY X, WHERE says

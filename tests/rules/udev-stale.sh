@@ -12,10 +12,19 @@
 #   check --probe: column UDEV (JSON key "udev") "stale" and the same line
 #     as a warning; check without --probe cannot compare: null;
 #   the control: a database that agrees gives "ok" and a rule on the disk's
-#     PARTUUID.
+#     PARTUUID;
+#   partition 1 deleted from the table (sfdisk --delete, the kernel not
+#     told): "the partition table on the disk says there is no partition 1",
+#     refused and stale as well.  (A disk without any table tells nothing:
+#     umockdev's nodes read as zeros too.)
 . "$top_srcdir/tests/lib/common.sh"
 need_root
 need_cmd unshare mount sfdisk partx blkid jq
+
+# the partition numbers in the on-disk table, as sfdisk lists them
+sfd_parts() {
+	sfdisk --json "$1" | jq -r '[.partitiontable.partitions[].node | capture("(?<n>[0-9]+)$").n] | join(" ")'
+}
 
 d=$(mkdisk stale 64M 512 'label: gpt\nstart=2048,size=20000\nstart=24576,size=20000')
 p=${d}p1
@@ -76,3 +85,20 @@ assert_eq 1 "$RC" "rules with a right database (stderr: $(cat "$T_TMP/err"))"
 grep -qF "ENV{ID_PART_ENTRY_UUID}==\"$ondisk\"" "$T_TMP/asm.rules" ||
 	fail "rules with a right database: $(cat "$T_TMP/asm.rules")"
 echo "ok: a database that agrees: udev ok, the rule on $ondisk"
+
+# partition 1 deleted from the table behind udev's back (the kernel is not
+# told, so it still has the partition): udev's PARTUUID names a partition
+# the disk no longer has
+sfdisk -q --no-reread --no-tell-kernel --delete "$d" 1 >/dev/null
+[ -e "/sys/class/block/${p#/dev/}" ] || fail "the kernel dropped $p"
+assert_eq 2 "$(sfd_parts "$d")" "the partitions sfdisk sees after --delete 1"
+[ -z "$(blkid -p -o value -s PART_ENTRY_UUID "$p")" ] || fail "blkid still finds an entry for $p"
+rm -f "$T_TMP/asm.rules"
+in_db "$ondisk" "$PARTALIGN" rules --disk "DATA1=$p" --output "$T_TMP/asm.rules" --no-reload
+assert_eq 8 "$RC" "rules, partition deleted (stderr: $(cat "$T_TMP/err"))"
+grep -qF -- "$p: the udev database says PARTUUID $ondisk, the partition table on the disk says there is no partition 1: stale udev data" "$T_TMP/err" ||
+	fail "rules, partition deleted: stderr: $(cat "$T_TMP/err")"
+[ ! -e "$T_TMP/asm.rules" ] || fail "rules, partition deleted, wrote $(cat "$T_TMP/asm.rules")"
+in_db "$ondisk" "$PARTALIGN" check --probe --json -o name,udev "$d"
+assert_eq stale "$(json_get "${p#/dev/}" udev <"$T_TMP/out")" "check --probe, partition deleted"
+echo "ok: partition 1 deleted from the table: rules refused, check --probe stale"

@@ -216,6 +216,14 @@ static void test_udev_stale(void **state)
 				 "the disk says 58791f2d-280e-b845-b5bd-1d1b3d8cd4b3: stale udev "
 				 "data; run 'udevadm trigger --action=change /dev/vda1' and "
 				 "'udevadm settle'");
+	/* the table was read and has no such entry (wiped): stale too */
+	part.partno = 1;
+	part.ondisk_uuid = NULL;
+	assert_int_equal(pa_dev_udev_stale(&part, buf, sizeof(buf)), -1);
+	part.ondisk_checked = true;
+	assert_int_equal(pa_dev_udev_stale(&part, buf, sizeof(buf)), 1);
+	assert_contains(buf, "the partition table on the disk says there is no partition 1");
+	part.ondisk_checked = false;
 	part.part_uuid = part.ondisk_uuid = NULL;
 
 	/* virtio serial: blanks around it do not count */
