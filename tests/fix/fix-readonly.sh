@@ -7,7 +7,8 @@
 #   restore of the disk's own backup: exit 8, the same message;
 #   resume of a move cut short by SIGKILL (the disk carries the move
 #     marker), the disk then attached read-only: exit 4, the same message;
-#   plan shows the refusal in its REFUSED column and exits 4.
+#   plan shows the refusal in its REFUSED column and exits 4;
+#   an aligned read-only disk: fix and resume have nothing to do (exit 0).
 # Each time the whole device is byte-identical (sha256), no backup file and
 # no new journal appear.  The protection is checked independently first
 # (blockdev --getro, /sys/block/loopN/ro).
@@ -104,3 +105,18 @@ partx -d "$w"
 losetup -d "$w"
 m=$(ro_attach mv)
 refused_ro resume "$m" 4 resume --quiet --journal "$J" --backup-dir "$BK" "$m"
+
+# nothing to write, nothing refused: an aligned read-only disk
+truncate -s 64M "$T_TMP/al.img"
+printf '%b\n' 'label: gpt\nstart=4096,size=20480' | sfdisk -q "$T_TMP/al.img" >/dev/null
+a=$(ro_attach al)
+sum=$(dev_sum "$a")
+rm -rf "$BK"
+pa_fix "$a"
+expect_rc 0 "fix of an aligned read-only disk"
+grep -q "$a: nothing to do" "$T_TMP/out" || fail "aligned read-only disk: $(cat "$T_TMP/out" "$T_TMP/err")"
+run_pa "$T_TMP/out" "$T_TMP/err" resume --quiet --journal "$J" --backup-dir "$BK" "$a"
+expect_rc 0 "resume of a read-only disk without a move"
+assert_eq "$sum" "$(dev_sum "$a")" "aligned read-only disk: content"
+[ ! -e "$BK" ] || [ -z "$(ls -A "$BK")" ] || fail "aligned read-only disk: a backup: $(ls "$BK")"
+echo "ok: an aligned read-only disk: fix and resume have nothing to do (0)"
