@@ -43,6 +43,13 @@ struct pa_disk {
 int apply_disk_open(const char *path, unsigned int flags, int wait_ms, struct pa_disk *d);
 void apply_disk_close(struct pa_disk *d);
 
+/*
+ * Is the kernel write-protecting @d (BLKROGET: losetup -r, a read-only LUN,
+ * sysfs ro = 1)?  Every command that writes asks before its first write or
+ * backup, so that nothing is half done.
+ */
+bool apply_disk_is_readonly(const struct pa_disk *d);
+
 /* A stable identity for backups: "wwn:…", "serial:…", "file:…" or "name:…". */
 char *apply_disk_id(const struct pa_dev *whole);
 

@@ -75,6 +75,14 @@ fail:
 	return rc;
 }
 
+bool apply_disk_is_readonly(const struct pa_disk *d)
+{
+	int ro = 0;
+
+	/* BLKROGET: write protection of the device or its disk (losetup -r, sysfs ro) */
+	return ioctl(d->fd, BLKROGET, &ro) == 0 && ro;
+}
+
 int apply_disk_same(const struct pa_disk *d, unsigned int major, unsigned int minor,
 		    dev_t *now)
 {

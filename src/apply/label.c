@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -166,18 +167,18 @@ static int gpt_identity_at(label_read_fn rd, void *ctx, uint32_t logical, uint64
 		return -ENOENT;
 	hsize = le32(h + 12);
 	if (hsize < 92 || hsize > logical || hsize > ID_BUF || le64(h + 24) != lba)
-		return -ENOENT;
+		return -EBADMSG;
 	want = le32(h + 16);
 	memset(h + 16, 0, 4);
 	if (pa_crc32(0, h, hsize) != want)
-		return -ENOENT;
+		return -EBADMSG;
 	elba = le64(h + 72);
 	count = le32(h + 80);
 	esize = le32(h + 84);
 	total = (uint64_t)count * esize;
 	if (esize < 128 || esize > ID_BUF || esize % 8 || total > ID_MAX_ARRAY ||
 	    elba < 1 || elba >= nsec || total > (nsec - elba) * logical)
-		return -ENOENT;
+		return -EBADMSG;
 	memset(id, 0, sizeof(*id));
 	per = ID_BUF / esize * esize;
 	while (done < total) {
@@ -200,10 +201,190 @@ static int gpt_identity_at(label_read_fn rd, void *ctx, uint32_t logical, uint64
 	}
 	if (crc != le32(h + 88)) {
 		memset(id, 0, sizeof(*id));
-		return -ENOENT;
+		return -EILSEQ;
 	}
 	id->kind = LABEL_ID_GPT;
 	guid_text(h + 56, id->disk);
+	id->entries_lba = elba;
+	id->alternate_lba = le64(h + 32);
+	return 0;
+}
+
+/* A header that is not there (-ENOENT), not valid (-EBADMSG) or whose array is (-EILSEQ). */
+static bool gpt_invalid(int rc)
+{
+	return rc == -ENOENT || rc == -EBADMSG || rc == -EILSEQ;
+}
+
+static enum label_gpt_state gpt_state(int rc)
+{
+	switch (rc) {
+	case -ENOENT:
+		return LABEL_GPT_NO_HEADER;
+	case -EBADMSG:
+		return LABEL_GPT_BAD_HEADER;
+	case -EILSEQ:
+		return LABEL_GPT_BAD_ARRAY;
+	default:
+		return LABEL_GPT_OK; /* valid; -E2BIG: valid, only too many entries to list */
+	}
+}
+
+int label_health(label_read_fn rd, void *ctx, uint32_t logical, uint64_t disk_size,
+		 struct label_health *h)
+{
+	struct label_id *id = malloc(sizeof(*id));
+	uint64_t nsec = logical ? disk_size / logical : 0;
+	unsigned char s[512];
+	int i, rc, rb;
+
+	memset(h, 0, sizeof(*h));
+	if (!id)
+		return -ENOMEM;
+	rc = nsec ? rd(ctx, 0, s, sizeof(s)) : 0;
+	if (rc < 0 || !nsec || s[510] != 0x55 || s[511] != 0xaa)
+		goto out;
+	for (i = 0; i < 4; i++)
+		h->pmbr |= s[446 + 16 * i + 4] == 0xee;
+	if (!h->pmbr || nsec < 3)
+		goto out;
+	for (i = 0; i < 4 && !h->hybrid_entry; i++) {
+		unsigned char type = s[446 + 16 * i + 4];
+
+		if (type != 0 && type != 0xee) {
+			h->hybrid_entry = (unsigned int)i + 1;
+			h->hybrid_type = type;
+		}
+	}
+	rc = gpt_identity_at(rd, ctx, logical, nsec, 1, id);
+	if (rc < 0 && !gpt_invalid(rc) && rc != -E2BIG)
+		goto out;
+	h->primary = gpt_state(rc);
+	h->backup_lba = nsec - 1;
+	if (rc == 0) {
+		h->entries_lba = id->entries_lba;
+		/* a grown LUN keeps its backup where the end was: not damage */
+		if (id->alternate_lba > 1 && id->alternate_lba < nsec)
+			h->backup_lba = id->alternate_lba;
+	}
+	rb = gpt_identity_at(rd, ctx, logical, nsec, h->backup_lba, id);
+	if (rb < 0 && !gpt_invalid(rb) && rb != -E2BIG) {
+		rc = rb;
+		goto out;
+	}
+	h->backup = gpt_state(rb);
+	if (rb == 0 && h->primary != LABEL_GPT_OK)
+		h->backup_parts = id->nparts;
+	rc = 0;
+out:
+	free(id);
+	return rc;
+}
+
+static bool overlap(uint64_t a0, uint64_t a1, uint64_t b0, uint64_t b1)
+{
+	return a0 <= b1 && b0 <= a1;
+}
+
+int label_check_entries(label_read_fn rd, void *ctx, uint32_t logical, uint64_t disk_size,
+			char *why, size_t len)
+{
+	struct { uint64_t first, last; unsigned int num; } v[LABEL_ID_MAX_PARTS];
+	static const unsigned char zero[16];
+	uint64_t nsec = logical ? disk_size / logical : 0, lba, elba, total, done = 0;
+	unsigned char h[ID_BUF], buf[ID_BUF];
+	uint32_t count, esize, per;
+	size_t n = 0, i, j;
+	unsigned int num = 0;
+	int rc;
+
+	why[0] = '\0';
+	if (nsec < 3 || logical > ID_BUF)
+		return 0;
+	rc = rd(ctx, 0, buf, 512);
+	if (rc < 0)
+		return rc;
+	if (buf[510] != 0x55 || buf[511] != 0xaa)
+		return 0;
+	if (buf[446 + 4] != 0xee && buf[446 + 16 + 4] != 0xee && buf[446 + 32 + 4] != 0xee &&
+	    buf[446 + 48 + 4] != 0xee) {
+		/* dos: the four primary entries */
+		for (i = 0; i < 4; i++) {
+			const unsigned char *e = buf + 446 + 16 * i;
+			uint64_t first = le32(e + 8), size = le32(e + 12);
+
+			if (!e[4] || !size)
+				continue;
+			if (first + size > nsec) {
+				snprintf(why, len, "partition %zu ends at sector %" PRIu64 ", past the "
+					 "end of the disk (last sector %" PRIu64 ")",
+					 i + 1, first + size - 1, nsec - 1);
+				return 1;
+			}
+			v[n].first = first;
+			v[n].last = first + size - 1;
+			v[n++].num = (unsigned int)i + 1;
+		}
+		goto overlaps;
+	}
+	/* GPT: the entries of the header libparted would use, primary first */
+	for (lba = 1;; lba = nsec - 1) {
+		rc = rd(ctx, lba * logical, h, logical);
+		if (rc < 0)
+			return rc;
+		if (memcmp(h, "EFI PART", 8) == 0 || lba == nsec - 1)
+			break;
+	}
+	if (memcmp(h, "EFI PART", 8) != 0)
+		return 0;
+	elba = le64(h + 72);
+	count = le32(h + 80);
+	esize = le32(h + 84);
+	total = (uint64_t)count * esize;
+	if (esize < 128 || esize > ID_BUF || total > ID_MAX_ARRAY || elba >= nsec ||
+	    total > (nsec - elba) * logical)
+		return 0;
+	per = ID_BUF / esize * esize;
+	while (done < total && n < LABEL_ID_MAX_PARTS) {
+		uint32_t chunk = total - done < per ? (uint32_t)(total - done) : per, o;
+
+		rc = rd(ctx, elba * logical + done, buf, chunk);
+		if (rc < 0)
+			return rc;
+		for (o = 0; o < chunk && n < LABEL_ID_MAX_PARTS; o += esize) {
+			uint64_t first = le64(buf + o + 32), last = le64(buf + o + 40);
+
+			num++;
+			if (memcmp(buf + o, zero, 16) == 0)
+				continue;
+			if (last >= nsec) {
+				snprintf(why, len, "partition %u ends at sector %" PRIu64 ", past the "
+					 "end of the disk (last sector %" PRIu64 ")",
+					 num, last, nsec - 1);
+				return 1;
+			}
+			if (first > last || first < le64(h + 40) || last > le64(h + 48)) {
+				snprintf(why, len, "partition %u (sectors %" PRIu64 "-%" PRIu64 ") lies "
+					 "outside the usable sectors %" PRIu64 "-%" PRIu64 " of the GPT",
+					 num, first, last, le64(h + 40), le64(h + 48));
+				return 1;
+			}
+			v[n].first = first;
+			v[n].last = last;
+			v[n++].num = num;
+		}
+		done += chunk;
+	}
+overlaps:
+	for (i = 0; i < n; i++)
+		for (j = i + 1; j < n; j++)
+			if (overlap(v[i].first, v[i].last, v[j].first, v[j].last)) {
+				snprintf(why, len, "partitions %u (sectors %" PRIu64 "-%" PRIu64 ") and "
+					 "%u (sectors %" PRIu64 "-%" PRIu64 ") overlap",
+					 v[i].num, v[i].first, v[i].last, v[j].num, v[j].first,
+					 v[j].last);
+				return 1;
+			}
 	return 0;
 }
 
@@ -238,11 +419,11 @@ int label_identity(label_read_fn rd, void *ctx, uint32_t logical, uint64_t disk_
 	if (nsec < 3)
 		return 0; /* no room for a GPT */
 	rc = gpt_identity_at(rd, ctx, logical, nsec, 1, id);
-	if (rc == -ENOENT) {
+	if (gpt_invalid(rc)) {
 		rc = gpt_identity_at(rd, ctx, logical, nsec, nsec - 1, id);
 		id->backup_header = rc == 0;
 	}
-	if (rc == -ENOENT) {
+	if (gpt_invalid(rc)) {
 		memset(id, 0, sizeof(*id));
 		return 0;
 	}

@@ -72,6 +72,8 @@ struct label_id_part {
 struct label_id {
 	enum label_id_kind kind;
 	bool backup_header; /* gpt: read from the backup header (primary damaged) */
+	uint64_t entries_lba; /* gpt: where the header read puts its entry array */
+	uint64_t alternate_lba; /* gpt: where it says the other header is */
 	char disk[37];
 	size_t nparts;
 	struct label_id_part parts[LABEL_ID_MAX_PARTS];
@@ -103,5 +105,44 @@ int label_identity_parse(const char *s, struct label_id *id);
 
 /* Same kind and disk key (partition GUIDs are not compared). */
 bool label_identity_same(const struct label_id *a, const struct label_id *b);
+
+/*
+ * The health of a GPT, each copy checked on its own: the protective MBR, the
+ * primary header at LBA 1 and the backup where the primary says it is (the
+ * last LBA when the primary is not valid), each with its
+ * signature, header CRC and entry-array CRC (the checks label_identity()
+ * makes), and dos entries in sector 0 beside the 0xEE one (a hybrid MBR).
+ * A disk whose sector 0 has no 0xEE entry is no GPT: everything zero.
+ */
+enum label_gpt_state {
+	LABEL_GPT_OK = 0,
+	LABEL_GPT_NO_HEADER,  /* no "EFI PART" signature */
+	LABEL_GPT_BAD_HEADER, /* signature, but a wrong header CRC or field */
+	LABEL_GPT_BAD_ARRAY,  /* a valid header, its entry array's CRC wrong */
+};
+
+struct label_health {
+	bool pmbr;                  /* sector 0 has a protective 0xEE entry */
+	unsigned int hybrid_entry;  /* 1-4: a dos entry beside it; 0: none */
+	unsigned char hybrid_type;  /* its system id */
+	enum label_gpt_state primary, backup;
+	uint64_t entries_lba;       /* the valid primary's entry array, else 0 */
+	uint64_t backup_lba;        /* where the backup was looked for: the valid
+				     * primary's alternate LBA, else the last LBA */
+	size_t backup_parts;        /* primary not valid: used entries of the backup */
+};
+
+/* Fill @h; 0, -ENOMEM or the -errno of @rd. */
+int label_health(label_read_fn rd, void *ctx, uint32_t logical, uint64_t disk_size,
+		 struct label_health *h);
+
+/*
+ * What makes a table unreadable for libparted, in words, into @why: a
+ * partition past the end of the disk, outside the usable sectors of the
+ * GPT, or two partitions that overlap (dos: primary entries).  Returns 1
+ * when it found one, 0 when not (then @why is ""), or -errno.
+ */
+int label_check_entries(label_read_fn rd, void *ctx, uint32_t logical, uint64_t disk_size,
+			char *why, size_t len);
 
 #endif

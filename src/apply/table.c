@@ -247,6 +247,40 @@ int apply_shadow_unmark(struct pa_shadow *sh, const struct pa_journal *j)
 	return marker_clear(&io, j);
 }
 
+/* Sector 0 and both GPT copies, checked raw on the disk itself, into @t. */
+static int read_health(struct pa_disk *d, struct pa_table *t)
+{
+	struct label_health h;
+	int rc = label_health(rd_fd, &d->fd, d->logical, d->size, &h);
+
+	if (rc < 0)
+		return rc;
+	t->pmbr = h.pmbr;
+	t->gpt_primary = (enum pa_gpt_copy)h.primary;
+	t->gpt_backup = (enum pa_gpt_copy)h.backup;
+	t->backup_parts = h.backup_parts;
+	t->hybrid_entry = h.hybrid_entry;
+	t->hybrid_type = h.hybrid_type;
+	t->gpt_entries_lba = h.entries_lba;
+	return 0;
+}
+
+/* libparted refused the table: why, if the entries or the two copies tell. */
+static int read_broken(struct pa_disk *d, struct pa_table *t)
+{
+	char why[256];
+	int rc = label_check_entries(rd_fd, &d->fd, d->logical, d->size, why, sizeof(why));
+
+	if (rc < 0)
+		return rc;
+	if (rc == 0 && !(t->label == PA_LABEL_GPT && t->gpt_primary && t->gpt_backup))
+		return -EIO; /* nothing this code can name: libparted's messages say it */
+	t->unreadable = true;
+	if (rc > 0 && !(t->broken = strdup(why)))
+		return -ENOMEM;
+	return 0;
+}
+
 int apply_table_read(struct pa_disk *d, struct pa_shadow **out, struct pa_table *t,
 		     struct pa_diags *msgs)
 {
@@ -276,6 +310,10 @@ int apply_table_read(struct pa_disk *d, struct pa_shadow **out, struct pa_table 
 	for (i = 0; i < k && rc == 0; i++)
 		if (ebrs[i] + d->logical <= d->size)
 			rc = copy_in(d, sh, ebrs[i], d->logical);
+	if (rc < 0)
+		goto fail;
+
+	rc = read_health(d, t);
 	if (rc < 0)
 		goto fail;
 
@@ -322,12 +360,25 @@ int apply_table_read(struct pa_disk *d, struct pa_shadow **out, struct pa_table 
 	sh->label = t->label;
 	sh->disk = ped_disk_new(sh->dev);
 	if (!sh->disk) {
-		rc = -EIO;
-		goto fail_parted;
+		/* libparted gives up; say why, from the raw table, and refuse it (plan) */
+		rc = read_broken(d, t);
+		if (rc < 0)
+			goto fail_parted;
+		parted_end();
+		*out = sh;
+		return 0;
 	}
-	t->damaged = cur_damaged;
+	/* a copy libparted took without a word (a wrong backup array CRC) is damage too */
+	t->damaged = cur_damaged ||
+		     (t->label == PA_LABEL_GPT && (t->gpt_primary || t->gpt_backup));
 	rc = label_regions(sh, t->label, sh->old, sizeof(sh->old) / sizeof(sh->old[0]),
 			   &sh->nold);
+	if (rc == -EOPNOTSUPP && t->label == PA_LABEL_GPT) {
+		/* entries away from LBA 2: shown, and refused by the plan */
+		t->gpt_odd_layout = true;
+		sh->nold = 0;
+		rc = 0;
+	}
 	if (rc == 0)
 		rc = fill_entries(d, sh, t);
 	if (rc == 0)

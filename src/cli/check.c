@@ -6,14 +6,18 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "apply/label.h"
 #include "cli/cli.h"
 #include "cli/move-cli.h"
 #include "core/exitcodes.h"
+#include "core/plan.h"
 #include "core/units.h"
 #include "scan/scan.h"
 
@@ -55,6 +59,7 @@ enum {
 	COL_PATHS,
 	COL_TABLE,
 	COL_ONDISK_START,
+	COL_UDEV,
 };
 
 #define N SCOLS_JSON_NUMBER
@@ -101,6 +106,8 @@ static const struct out_col columns[] = {
 	[COL_PATHS] = {"PATHS", 0.1, 0, S, "multipath maps: their path devices"},
 	[COL_TABLE] = {"TABLE", 6, 0, S, "--probe: kernel vs on-disk table"},
 	[COL_ONDISK_START] = {"ONDISK-START", 10, R, N, "--probe: start in the on-disk table"},
+	[COL_UDEV] = {"UDEV", 5, 0, S,
+		      "udev database vs the device: ok, stale (PARTUUID with --probe)"},
 };
 #undef N
 #undef S
@@ -124,7 +131,7 @@ static const int topology_defaults[] = {COL_NAME,   COL_START,  COL_LOG_SEC,   C
 	    COL_OPTIMAL, COL_POLICY, COL_REASON, COL_FSTYPE, COL_MOUNTPOINTS, COL_HOLDERS,      \
 	    COL_PARTLABEL, COL_PARTUUID, COL_WWN, COL_SERIAL
 static const int script_defaults[] = {SCRIPT_COLUMNS};
-static const int json_defaults[] = {SCRIPT_COLUMNS, COL_KNAME, COL_START_SEC};
+static const int json_defaults[] = {SCRIPT_COLUMNS, COL_KNAME, COL_START_SEC, COL_UDEV};
 #undef SCRIPT_COLUMNS
 
 /* A row to print; the verdicts and the reason are computed as it is printed. */
@@ -371,6 +378,14 @@ static int fill_line(const struct out_opts *o, struct libscols_line *ln, const i
 			if (d->probed && d->ondisk_found)
 				rc = out_set_u64(ln, i, d->ondisk_start);
 			break;
+		case COL_UDEV: {
+			char why[512];
+			int st = pa_dev_udev_stale(d, why, sizeof(why));
+
+			if (st >= 0)
+				rc = out_set_str(ln, i, st ? "stale" : "ok");
+			break;
+		}
 		}
 	}
 	return rc;
@@ -507,6 +522,38 @@ out:
 	return rc;
 }
 
+static int rd_pread(void *ctx, uint64_t off, void *buf, size_t len)
+{
+	ssize_t n = pread(*(int *)ctx, buf, len, (off_t)off);
+
+	if (n < 0)
+		return -errno;
+	if ((size_t)n != len)
+		memset((char *)buf + n, 0, len - (size_t)n);
+	return 0;
+}
+
+/* --probe: a damaged GPT copy, said once per disk; plan says what fix would do. */
+static void warn_gpt_damage(const struct pa_dev *w)
+{
+	struct label_health h;
+	struct pa_table t = {0};
+	char dmg[256];
+	int fd = open(w->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+
+	if (fd < 0)
+		return; /* scan_probe_disk said why */
+	if (label_health(rd_pread, &fd, w->topo.logical, w->size, &h) == 0) {
+		t.pmbr = h.pmbr;
+		t.gpt_primary = (enum pa_gpt_copy)h.primary;
+		t.gpt_backup = (enum pa_gpt_copy)h.backup;
+		if (plan_table_damage(&t, dmg, sizeof(dmg)))
+			msg_warn(w->path, "%s ('partalign plan %s' says what fix would do)", dmg,
+				 w->path);
+	}
+	close(fd);
+}
+
 /* --probe the whole devices named (or all), not their multipath paths. */
 static int probe_selected(struct pa_devlist *l, char **names, int nnames,
 			  struct pa_diags *diags)
@@ -527,6 +574,8 @@ static int probe_selected(struct pa_devlist *l, char **names, int nnames,
 		}
 		if (named)
 			rc = scan_probe_disk(l, w, diags);
+		if (named && rc == 0)
+			warn_gpt_damage(w);
 	}
 	return rc;
 }
@@ -655,6 +704,12 @@ int cmd_check(int argc, char **argv)
 				status |= PA_EXIT_MISALIGNED;
 		}
 		row_reason(r, oo.terminal);
+		{
+			char stale[512];
+
+			if (pa_dev_udev_stale(r->d, stale, sizeof(stale)) > 0)
+				msg_warn(r->d->path, "%s", stale);
+		}
 		ln = scols_table_new_line(tb, NULL);
 		if (!ln || fill_line(&oo, ln, sel, nsel, r) != 0) {
 			msg_err(NULL, ENOMEM, "cannot fill the output table");

@@ -258,6 +258,8 @@ static int add_row(const struct opts *o, struct libscols_table *tb, const int *s
 		case PC_NOTE:
 			if (s && s->resized)
 				out_set_str(ln, i, "size rounded down to the grain to fit");
+			else if (j->planned && p->table.damaged && !p->refusal)
+				out_set_str(ln, i, "a damaged GPT copy: fix rewrites both");
 			else if (!s && j->kernel_stale)
 				out_set_str(ln, i, "the kernel's partitions differ from the table");
 			else if (!s && j->planned && !p->refusal)
@@ -382,7 +384,7 @@ static int prepare(const struct opts *o, const char *arg, struct job *j)
 	const struct pa_devlist *l = &j->devs;
 	struct pa_diags msgs = {0};
 	struct pa_dev *dev = NULL;
-	char *inuse = NULL;
+	char *inuse = NULL, dmg[256];
 	dev_t was, now = 0;
 	int rc;
 
@@ -445,6 +447,10 @@ static int prepare(const struct opts *o, const char *arg, struct job *j)
 		return PA_EXIT_ERROR;
 	}
 	j->opened = true;
+	/* write-protected: refused like a disk in use, before any backup or journal */
+	if (!inuse && apply_disk_is_readonly(&j->disk) &&
+	    asprintf(&inuse, "%s is read-only (write-protected)", dev->path) < 0)
+		inuse = NULL;
 	{
 		struct pa_table t;
 
@@ -470,6 +476,8 @@ static int prepare(const struct opts *o, const char *arg, struct job *j)
 		return PA_EXIT_ERROR;
 	}
 	j->planned = true;
+	if (!j->plan.refusal && plan_table_damage(&j->plan.table, dmg, sizeof(dmg)))
+		msg_warn(dev->path, "%s: fix rewrites both copies", dmg);
 	/* a disk in use is refused only when something would be written to it */
 	if (inuse && (j->plan.changes || j->kernel_stale || j->plan.refusal))
 		rc = refuse_first(&j->plan, inuse);

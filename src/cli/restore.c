@@ -61,6 +61,12 @@ static int table_parts(struct pa_disk *d, struct pa_kpart *k, size_t max, size_t
 
 	msg_diags(&msgs);
 	pa_diags_free(&msgs);
+	if (rc == 0 && t.unreadable) {
+		/* libparted cannot read what was written: tell the kernel nothing */
+		plan_table_free(&t);
+		apply_shadow_free(sh);
+		rc = -EIO;
+	}
 	if (rc < 0)
 		return rc;
 	*n = 0;
@@ -235,6 +241,11 @@ static int restore(const struct pa_backup *b, const char *file, const char *arg,
 	inuse = plan_refusal_in_use(l, dev);
 	if (inuse) {
 		msg_err(dev->path, 0, "refused: %s", inuse);
+		status = PA_EXIT_ERROR;
+		goto out;
+	}
+	if (apply_disk_is_readonly(&d)) {
+		msg_err(dev->path, 0, "refused: %s is read-only (write-protected)", dev->path);
 		status = PA_EXIT_ERROR;
 		goto out;
 	}

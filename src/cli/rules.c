@@ -345,7 +345,7 @@ static int resolve(const struct pa_devlist *l, const struct rules_entry *e,
 static int check_contents(struct pa_dev *d, const struct rules_entry *e, bool force,
 			  struct pa_diags *diags)
 {
-	char *sig = NULL;
+	char *sig = NULL, stale[512];
 	const char *what;
 	int rc;
 
@@ -375,6 +375,12 @@ static int check_contents(struct pa_dev *d, const struct rules_entry *e, bool fo
 			   "cannot open read-only to check it for signatures (%s)",
 			   e->name)
 			   ?: rc;
+	/* an ID a rule is written on must be the device's, not a stale udev entry's */
+	if (pa_dev_udev_stale(d, stale, sizeof(stale)) > 0) {
+		free(sig);
+		return pa_diag_add(diags, d->path, 0, "%s (ASM disk %s)", stale, e->name)
+			   ?: -ESTALE;
+	}
 	what = sig && strcmp(sig, "oracleasm") != 0		  ? sig
 	       : d->fstype && strcmp(d->fstype, "oracleasm") != 0 ? d->fstype
 								  : NULL;

@@ -4,9 +4,12 @@
  */
 #include "config.h"
 
+#include <ctype.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "core/device.h"
 
@@ -40,6 +43,9 @@ void pa_dev_free(struct pa_dev *d)
 	free(d->id_wwn);
 	free(d->id_wwn_ext);
 	free(d->part_scheme);
+	free(d->ondisk_uuid);
+	free(d->sys_serial);
+	free(d->sys_wwid);
 	free(d);
 }
 
@@ -158,4 +164,90 @@ bool pa_strlist_contains(const char *list, const char *s)
 		p += n;
 	}
 	return false;
+}
+
+/* @s without trailing blanks: its length */
+static size_t trimmed(const char *s)
+{
+	size_t n = strlen(s);
+
+	while (n && isspace((unsigned char)s[n - 1]))
+		n--;
+	return n;
+}
+
+/* Equal but for blanks around them (sysfs readers and udev trim differently). */
+static bool same_trimmed(const char *a, const char *b)
+{
+	size_t n;
+
+	while (isspace((unsigned char)*a))
+		a++;
+	while (isspace((unsigned char)*b))
+		b++;
+	n = trimmed(a);
+	return n == trimmed(b) && strncmp(a, b, n) == 0;
+}
+
+/* A SCSI "naa.<hex>" wwid against udev's "0x<hex>" (ID_WWN: the first 16 digits). */
+static bool naa_matches(const char *wwid, const char *wwn)
+{
+	size_t n;
+
+	if (strncasecmp(wwn, "0x", 2) == 0)
+		wwn += 2;
+	n = trimmed(wwn);
+	return n && strlen(wwid + 4) >= n && strncasecmp(wwid + 4, wwn, n) == 0;
+}
+
+static int stale_text(char *buf, size_t len, const char *key, const char *udev,
+		      const char *where, const char *device, const char *path)
+{
+	snprintf(buf, len,
+		 "the udev database says %s %s, %s says %s: stale udev data; run 'udevadm "
+		 "trigger --action=change %s' and 'udevadm settle'",
+		 key, udev, where, device, path);
+	return 1;
+}
+
+int pa_dev_udev_stale(const struct pa_dev *d, char *buf, size_t len)
+{
+	const struct pa_dev *w = d->disk ? d->disk : d;
+	const char *wwn = d->id_wwn_ext ? d->id_wwn_ext : d->id_wwn;
+	int compared = -1;
+
+	if (len)
+		buf[0] = '\0';
+	if (d->part_uuid && d->ondisk_checked && !d->ondisk_uuid) {
+		char none[64];
+
+		snprintf(none, sizeof(none), "there is no partition %u", d->partno);
+		return stale_text(buf, len, "PARTUUID", d->part_uuid,
+				  "the partition table on the disk", none, d->path);
+	}
+	if (d->part_uuid && d->ondisk_uuid) {
+		if (strcasecmp(d->part_uuid, d->ondisk_uuid) != 0)
+			return stale_text(buf, len, "PARTUUID", d->part_uuid,
+					  "the partition table on the disk", d->ondisk_uuid,
+					  d->path);
+		compared = 0;
+	}
+	if (d->id_serial && w->sys_serial) {
+		if (!same_trimmed(d->id_serial, w->sys_serial))
+			return stale_text(buf, len, "serial", d->id_serial, "the kernel (sysfs)",
+					  w->sys_serial, d->path);
+		compared = 0;
+	}
+	if (wwn && w->sys_wwid) {
+		bool naa = strncmp(w->sys_wwid, "naa.", 4) == 0;
+		bool exact = strchr(wwn, '.') != NULL; /* NVMe: eui.…, nvme.… as sysfs has it */
+
+		if ((naa && !exact && !naa_matches(w->sys_wwid, wwn)) ||
+		    (exact && !same_trimmed(wwn, w->sys_wwid)))
+			return stale_text(buf, len, "WWN", wwn, "the kernel (sysfs)", w->sys_wwid,
+					  d->path);
+		if (naa || exact)
+			compared = 0;
+	}
+	return compared;
 }

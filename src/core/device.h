@@ -80,6 +80,17 @@ struct pa_dev {
 	char *id_wwn_ext;  /* ID_WWN_WITH_EXTENSION */
 	char *part_scheme; /* ID_PART_ENTRY_SCHEME: "gpt", "dos" */
 
+	/*
+	 * The same identities from the device itself, to catch a stale udev
+	 * database (pa_dev_udev_stale): the PARTUUID of the entry in the
+	 * on-disk table (--probe, rules), and for whole disks the kernel's
+	 * sysfs "serial" (virtio) and "wwid" / "device/wwid" (NVMe, SCSI).
+	 */
+	char *ondisk_uuid;
+	bool ondisk_checked; /* the on-disk table was read for this partition */
+	char *sys_serial;
+	char *sys_wwid;
+
 	unsigned int nparts; /* wholes: number of partitions the kernel has */
 	bool is_path;        /* a multipath path device or a partition of one */
 
@@ -105,6 +116,20 @@ void pa_devlist_free(struct pa_devlist *l);
 struct pa_dev *pa_devlist_find_name(const struct pa_devlist *l, const char *name);
 struct pa_dev *pa_devlist_find_devno(const struct pa_devlist *l, unsigned int major,
 				     unsigned int minor);
+
+/*
+ * Does what udev's database says about @d disagree with the device itself?
+ * Compared: the PARTUUID udev stored with the one in the on-disk entry
+ * (when that entry was read: d->ondisk_checked; no entry at all is stale
+ * too), ID_SERIAL with a virtio disk's sysfs
+ * serial, ID_WWN with an NVMe wwid (equal) or a SCSI naa. wwid (its hex
+ * digits start with the WWN's).  Partitions are compared with their disk's
+ * sysfs.  Returns 1 and the line "the udev database says KEY X, WHERE says
+ * Y: stale udev data; run 'udevadm trigger --action=change PATH' and
+ * 'udevadm settle'" in @buf when they disagree, 0 when something was
+ * compared and agrees, -1 when nothing could be compared.
+ */
+int pa_dev_udev_stale(const struct pa_dev *d, char *buf, size_t len);
 
 const char *pa_kind_name(enum pa_kind k);
 bool pa_dev_is_whole(const struct pa_dev *d);

@@ -93,6 +93,8 @@ void plan_table_free(struct pa_table *t)
 	free(t->v);
 	free(t->signature);
 	free(t->move_journal);
+	free(t->broken);
+	t->broken = NULL;
 	t->v = NULL;
 	t->signature = NULL;
 	t->move_journal = NULL;
@@ -309,8 +311,112 @@ out:
 	return rc;
 }
 
+static const char *copy_damage(enum pa_gpt_copy c)
+{
+	switch (c) {
+	case PA_GPT_NO_HEADER:
+		return "header is damaged (no EFI PART signature)";
+	case PA_GPT_BAD_HEADER:
+		return "header is damaged (header CRC or fields wrong)";
+	case PA_GPT_BAD_ARRAY:
+		return "entry array is damaged (its CRC does not match)";
+	case PA_GPT_OK:
+		break;
+	}
+	return "is intact";
+}
+
+int plan_table_damage(const struct pa_table *t, char *buf, size_t len)
+{
+	int n = 0;
+
+	if (!t->pmbr || (!t->gpt_primary && !t->gpt_backup))
+		n = 0;
+	else if (t->gpt_primary && t->gpt_backup)
+		n = snprintf(buf, len, "both GPT copies are damaged (primary: %s; backup: %s)",
+			     copy_damage(t->gpt_primary), copy_damage(t->gpt_backup));
+	else if (t->gpt_primary)
+		n = snprintf(buf, len, "the primary GPT %s, the backup is intact",
+			     copy_damage(t->gpt_primary));
+	else
+		n = snprintf(buf, len, "the backup GPT %s, the primary is intact",
+			     copy_damage(t->gpt_backup));
+	if (n <= 0 && len)
+		buf[0] = '\0';
+	return n < 0 ? 0 : n;
+}
+
+/* Tables partalign cannot read or must not rewrite: a refusal with the way out. */
+static int refuse_odd(struct pa_plan *p, const struct pa_plan_opts *o)
+{
+	const struct pa_table *t = &p->table;
+	char dmg[256];
+
+	plan_table_damage(t, dmg, sizeof(dmg));
+	if (t->unreadable && t->broken)
+		return plan_refuse(p, "the partition table is inconsistent: %s; correct it by hand "
+				      "(gdisk, fdisk) or restore a table backup: partalign does not "
+				      "guess which entry is right",
+				   t->broken);
+	if (t->unreadable)
+		return plan_refuse(p, "%s: nothing intact to read the table from; restore a table "
+				      "backup (partalign restore) or recover it with gdisk",
+				   dmg);
+	if (t->label == PA_LABEL_NONE && t->pmbr && t->gpt_primary && !t->gpt_backup)
+		return plan_refuse(p, "%s%s (%zu partition%s): rebuild the primary from it "
+				      "with 'sgdisk -e', or restore a table backup, then run fix "
+				      "again",
+				   o->new_disk ? "not blank: " : "", dmg, t->backup_parts,
+				   t->backup_parts == 1 ? "" : "s");
+	if (t->label == PA_LABEL_NONE && t->pmbr && t->gpt_primary && t->gpt_backup &&
+	    !o->new_disk)
+		return plan_refuse(p, "a protective MBR, but %s: a damaged or half-wiped GPT; "
+				      "restore a table backup (partalign restore) or recover it "
+				      "with gdisk",
+				   dmg);
+	return 0;
+}
+
+/* Tables partalign reads but must not rewrite; refused only when fix would write. */
+static int refuse_rewrite(struct pa_plan *p)
+{
+	const struct pa_table *t = &p->table;
+
+	if (p->refusal || !p->changes || t->label != PA_LABEL_GPT)
+		return 0;
+	if (t->gpt_odd_layout && t->gpt_entries_lba && t->gpt_entries_lba != 2)
+		return plan_refuse(p, "the GPT entry array starts at LBA %" PRIu64 ", not LBA 2: "
+				      "partalign rewrites only the layout parted, fdisk and sgdisk "
+				      "write ('sgdisk -j 2' moves the array back when the "
+				      "partitions leave room)",
+				   t->gpt_entries_lba);
+	if (t->gpt_odd_layout)
+		return plan_refuse(p, "the GPT entry array is not at LBA 2 or larger than 64 "
+				      "MiB: not a layout partalign rewrites");
+	/* a hybrid MBR: libparted writes a plain protective MBR, the dos entry goes */
+	if (t->hybrid_entry)
+		return plan_refuse(p, "sector 0 is a hybrid MBR (dos entry %u, type 0x%02x, "
+				      "beside the protective 0xEE one): the new table would drop "
+				      "it, and whatever boots or reads the disk through it; make it "
+				      "a plain protective MBR first (gdisk: x, n, w) if nothing "
+				      "needs it",
+				   t->hybrid_entry, t->hybrid_type);
+	return 0;
+}
+
+static int compute(struct pa_table *t, const struct pa_topology *topo,
+		   const struct pa_plan_opts *o, struct pa_plan *p);
+
 int plan_compute(struct pa_table *t, const struct pa_topology *topo,
 		 const struct pa_plan_opts *o, struct pa_plan *p)
+{
+	int rc = compute(t, topo, o, p);
+
+	return rc < 0 ? rc : refuse_rewrite(p);
+}
+
+static int compute(struct pa_table *t, const struct pa_topology *topo,
+		   const struct pa_plan_opts *o, struct pa_plan *p)
 {
 	const struct pa_entry **order = NULL;
 	uint64_t first, last, cursor, policy;
@@ -347,6 +453,8 @@ int plan_compute(struct pa_table *t, const struct pa_topology *topo,
 		p->new_label = PA_LABEL_GPT;
 	plan_label_range(p->new_label, t->disk_size, topo->logical, &first, &last);
 
+	if ((rc = refuse_odd(p, o)) < 0 || p->refusal)
+		return rc;
 	if (o->new_disk)
 		return plan_new(p, topo, o, first, last);
 	if (t->label == PA_LABEL_NONE)
@@ -359,12 +467,15 @@ int plan_compute(struct pa_table *t, const struct pa_topology *topo,
 	order = calloc(t->n ? t->n : 1, sizeof(*order));
 	if (!order)
 		return -ENOMEM;
-	for (i = 0; i < t->n; i++) {
+	for (i = 0; i < t->n; i++)
 		if (t->v[i].logical && p->new_label == PA_LABEL_MSDOS) {
-			rc = plan_refuse(p, "dos logical partitions cannot be kept in a dos table "
-					    "(drop --label keep to convert to gpt)");
+			rc = plan_refuse(p, "partition %u is a dos logical partition: logical "
+					    "partitions cannot be kept in a dos table (drop --label "
+					    "keep to convert to gpt)",
+					 t->v[i].num);
 			goto out;
 		}
+	for (i = 0; i < t->n; i++) {
 		if (t->v[i].extended) {
 			struct pa_step s = {.kind = PA_STEP_DROP, .old = &t->v[i],
 					    .num = t->v[i].num};

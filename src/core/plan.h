@@ -24,6 +24,14 @@ enum pa_label {
 	PA_LABEL_OTHER,
 };
 
+/* One GPT copy (header and entry array) as checked raw; the order of apply/label.h. */
+enum pa_gpt_copy {
+	PA_GPT_OK = 0,
+	PA_GPT_NO_HEADER,  /* no "EFI PART" signature */
+	PA_GPT_BAD_HEADER, /* a wrong header CRC or field */
+	PA_GPT_BAD_ARRAY,  /* the entry array's CRC is wrong */
+};
+
 /* One partition table entry; positions in bytes. */
 struct pa_entry {
 	unsigned int num;
@@ -45,6 +53,17 @@ struct pa_table {
 	uint64_t last_usable;  /* last byte (inclusive) a partition may use */
 	char *signature;       /* no table: what the whole device holds */
 	bool damaged;          /* one GPT copy is corrupt; read from the other */
+	/* sector 0 and both GPT copies checked raw, whatever libparted made of them */
+	bool pmbr;                     /* a protective 0xEE entry in sector 0 */
+	enum pa_gpt_copy gpt_primary;  /* PA_GPT_OK unless pmbr */
+	enum pa_gpt_copy gpt_backup;
+	size_t backup_parts;           /* primary not valid: used entries of the backup */
+	unsigned int hybrid_entry;     /* a dos entry (1-4) beside the 0xEE one: hybrid */
+	unsigned int hybrid_type;      /* its system id */
+	bool gpt_odd_layout;           /* entry array not at LBA 2 (or over 64 MiB) */
+	uint64_t gpt_entries_lba;      /* where it is, when known */
+	bool unreadable;               /* libparted could not read the table at all */
+	char *broken;                  /* why, when the entries tell (overlap, past end) */
 	size_t n;
 	struct pa_entry *v;
 	/* the move marker (core/marker.h) the table carries, if any */
@@ -116,6 +135,14 @@ int plan_compute(struct pa_table *t, const struct pa_topology *topo,
  * Returns a malloc'd one-line reason, or NULL when none applies.
  */
 char *plan_refusal_in_use(const struct pa_devlist *l, const struct pa_dev *disk);
+
+/*
+ * One line on a damaged GPT copy (sector 0 protective, one or both copies
+ * not valid), e.g. "the primary GPT header is damaged (...), the backup is
+ * intact", into @buf.  Returns its length, 0 when both copies are intact
+ * or the table is no GPT.
+ */
+int plan_table_damage(const struct pa_table *t, char *buf, size_t len);
 
 /* Set p->refusal (first one wins) from a printf format; -ENOMEM on failure. */
 int plan_refuse(struct pa_plan *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

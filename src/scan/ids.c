@@ -36,6 +36,35 @@ static bool is_kernel_part(const struct pa_dev *d)
 	return d->kind == PA_KIND_PART && !d->dm_uuid;
 }
 
+/*
+ * Does the disk below partition @d hold a partition table libblkid reads?
+ * Only then does a missing entry mean anything (a disk of zeros, as under
+ * umockdev, tells nothing).
+ */
+static bool disk_has_table(const struct pa_dev *d)
+{
+	blkid_probe pr;
+	bool found = false;
+	int fd;
+
+	if (!d->disk || !d->disk->path)
+		return false;
+	fd = open(d->disk->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return false;
+	pr = blkid_new_probe();
+	if (pr && blkid_probe_set_device(pr, fd, 0, 0) == 0) {
+		blkid_probe_enable_superblocks(pr, 0);
+		blkid_probe_enable_partitions(pr, 1);
+		found = blkid_do_safeprobe(pr) == 0 &&
+			blkid_probe_lookup_value(pr, "PTTYPE", NULL, NULL) == 0;
+	}
+	if (pr)
+		blkid_free_probe(pr);
+	close(fd);
+	return found;
+}
+
 int scan_ids_probe(struct pa_dev *d, char **signature)
 {
 	blkid_probe pr = NULL;
@@ -80,7 +109,11 @@ int scan_ids_probe(struct pa_dev *d, char **signature)
 		blkid_probe_enable_superblocks(pr, 0);
 		blkid_probe_enable_partitions(pr, 1);
 		blkid_probe_set_partitions_flags(pr, BLKID_PARTS_ENTRY_DETAILS);
-		if (blkid_do_safeprobe(pr) == 0) {
+		r = blkid_do_safeprobe(pr);
+		/* no entry for this partition in a table its disk does have */
+		if (is_kernel_part(d) && (r == 0 || r == 1) && disk_has_table(d))
+			d->ondisk_checked = true;
+		if (r == 0) {
 			if (is_kernel_part(d)) {
 				char *t = probe_value(pr, "PART_ENTRY_TYPE");
 
@@ -90,8 +123,10 @@ int scan_ids_probe(struct pa_dev *d, char **signature)
 				} else {
 					free(t);
 				}
-				if (!d->part_uuid)
-					d->part_uuid = probe_value(pr, "PART_ENTRY_UUID");
+				free(d->ondisk_uuid);
+				d->ondisk_uuid = probe_value(pr, "PART_ENTRY_UUID");
+				if (!d->part_uuid && d->ondisk_uuid)
+					d->part_uuid = strdup(d->ondisk_uuid);
 				if (!d->part_scheme)
 					d->part_scheme =
 					    probe_value(pr, "PART_ENTRY_SCHEME");

@@ -104,6 +104,7 @@ int scan_probe_disk(struct pa_devlist *l, struct pa_dev *w, struct pa_diags *dia
 	blkid_partlist parts = NULL;
 	blkid_probe pr;
 	size_t nkernel = l->n;
+	bool read_ok;
 	size_t i;
 	int fd, n = 0, k, rc = 0;
 
@@ -124,6 +125,8 @@ int scan_probe_disk(struct pa_devlist *l, struct pa_dev *w, struct pa_diags *dia
 	blkid_probe_set_partitions_flags(pr, BLKID_PARTS_ENTRY_DETAILS);
 	if (blkid_do_safeprobe(pr) == 0)
 		parts = blkid_probe_get_partitions(pr);
+	/* a table is there: a partition missing from it is missing (stale udev) */
+	read_ok = parts != NULL;
 	if (parts) {
 		blkid_parttable tab = blkid_partlist_get_table(parts);
 
@@ -139,6 +142,7 @@ int scan_probe_disk(struct pa_devlist *l, struct pa_dev *w, struct pa_diags *dia
 		if (p->disk != w || p->kernel_missing)
 			continue;
 		p->probed = true;
+		p->ondisk_checked = read_ok && !p->dm_uuid;
 		for (k = 0; k < n; k++) {
 			blkid_partition bp = blkid_partlist_get_partition(parts, k);
 
@@ -148,6 +152,9 @@ int scan_probe_disk(struct pa_devlist *l, struct pa_dev *w, struct pa_diags *dia
 					p->part_name = strdup(blkid_partition_get_name(bp));
 				if (!p->part_uuid && blkid_partition_get_uuid(bp))
 					p->part_uuid = strdup(blkid_partition_get_uuid(bp));
+				/* the disk's own, against udev's (a stale database) */
+				if (!p->ondisk_uuid && blkid_partition_get_uuid(bp))
+					p->ondisk_uuid = strdup(blkid_partition_get_uuid(bp));
 				disk_type(p, bp);
 				p->ondisk_found = true;
 				p->ondisk_start = (uint64_t)blkid_partition_get_start(bp) * 512;

@@ -241,6 +241,11 @@ static int fill_props(const struct props *u, struct pa_dev *d, int syspath, bool
 	/* sysfs knows some identities even without a udev database (real disks only) */
 	if (d->kind != PA_KIND_DISK)
 		return 0;
+	/* the kernel's own, to tell a stale udev entry (pa_dev_udev_stale) */
+	d->sys_serial = attr_dup(syspath, "serial"); /* virtio-blk */
+	d->sys_wwid = attr_dup(syspath, "wwid");     /* NVMe namespace */
+	if (!d->sys_wwid)
+		d->sys_wwid = attr_dup(syspath, "device/wwid"); /* SCSI VPD 0x83 */
 	if (!d->model)
 		d->model = attr_dup(syspath, "device/model");
 	if (!d->serial)

@@ -304,6 +304,119 @@ static void test_clones_differ(void **state)
 	free(b.b);
 }
 
+/* ---- label_health: each copy on its own ---- */
+
+static void health_of(struct img *m, struct label_health *h)
+{
+	assert_int_equal(label_health(rd_img, m, 512, m->size, h), 0);
+}
+
+static void test_health_intact_and_damaged(void **state)
+{
+	struct img m = gpt_image(4 * MiB, 512, 128, used13);
+	uint64_t nsec = m.size / 512;
+	struct label_health h;
+
+	health_of(&m, &h);
+	assert_true(h.pmbr);
+	assert_int_equal(h.primary, LABEL_GPT_OK);
+	assert_int_equal(h.backup, LABEL_GPT_OK);
+	assert_int_equal(h.entries_lba, 2);
+	assert_int_equal(h.hybrid_entry, 0);
+
+	m.b[512 + 60] ^= 0x01; /* the primary header's CRC fails */
+	health_of(&m, &h);
+	assert_int_equal(h.primary, LABEL_GPT_BAD_HEADER);
+	assert_int_equal(h.backup, LABEL_GPT_OK);
+	assert_int_equal(h.backup_parts, 2);
+	memset(m.b + 512, 0, 8); /* and its signature */
+	health_of(&m, &h);
+	assert_int_equal(h.primary, LABEL_GPT_NO_HEADER);
+	m.b[(nsec - 1) * 512 + 60] ^= 0x01;
+	health_of(&m, &h);
+	assert_int_equal(h.backup, LABEL_GPT_BAD_HEADER);
+	free(m.b);
+
+	m = gpt_image(4 * MiB, 512, 128, used13);
+	m.b[2 * 512 + 128 + 20] = 0x99; /* the primary entry array only */
+	health_of(&m, &h);
+	assert_int_equal(h.primary, LABEL_GPT_BAD_ARRAY);
+	assert_int_equal(h.backup, LABEL_GPT_OK);
+	m.b[(nsec - 33) * 512 + 128 + 20] = 0x99; /* and the backup's */
+	health_of(&m, &h);
+	assert_int_equal(h.backup, LABEL_GPT_BAD_ARRAY);
+	free(m.b);
+}
+
+/* A LUN grown after partitioning: the backup is where the primary says. */
+static void test_health_grown(void **state)
+{
+	struct img m = gpt_image(4 * MiB, 512, 128, used13);
+	struct label_health h;
+
+	m.b = realloc(m.b, 5 * MiB);
+	assert_non_null(m.b);
+	memset(m.b + m.size, 0, MiB);
+	m.size = 5 * MiB;
+	health_of(&m, &h);
+	assert_int_equal(h.primary, LABEL_GPT_OK);
+	assert_int_equal(h.backup, LABEL_GPT_OK);
+	assert_int_equal(h.backup_lba, 4 * MiB / 512 - 1);
+	free(m.b);
+}
+
+static void test_health_hybrid_and_dos(void **state)
+{
+	struct img m = gpt_image(4 * MiB, 512, 128, used13);
+	struct label_health h;
+
+	mbr_entry(m.b, 2, 0, 0x83, 2048, 1001);
+	health_of(&m, &h);
+	assert_int_equal(h.hybrid_entry, 3);
+	assert_int_equal(h.hybrid_type, 0x83);
+	free(m.b);
+
+	m = img_new(4 * MiB);
+	mbr_entry(m.b, 0, 0, 0x83, 2048, 1000);
+	health_of(&m, &h);
+	assert_false(h.pmbr);
+	assert_int_equal(h.primary, LABEL_GPT_OK);
+	assert_int_equal(h.backup, LABEL_GPT_OK);
+	free(m.b);
+}
+
+/* ---- label_check_entries: what libparted refuses, in words ---- */
+
+static void test_check_entries(void **state)
+{
+	struct img m = gpt_image(4 * MiB, 512, 128, used13);
+	uint64_t nsec = m.size / 512;
+	char why[256];
+
+	assert_int_equal(label_check_entries(rd_img, &m, 512, m.size, why, sizeof(why)), 0);
+	assert_string_equal(why, "");
+	/* entry 3 runs into entry 1 (sectors 2048-3048) */
+	put64(m.b + 2 * 512 + 2 * 128 + 32, 3000);
+	assert_int_equal(label_check_entries(rd_img, &m, 512, m.size, why, sizeof(why)), 1);
+	assert_string_equal(why, "partitions 1 (sectors 2048-3048) and 3 (sectors 3000-7144) "
+				 "overlap");
+	/* entry 3 past the end */
+	put64(m.b + 2 * 512 + 2 * 128 + 32, 6144);
+	put64(m.b + 2 * 512 + 2 * 128 + 40, nsec + 10);
+	assert_int_equal(label_check_entries(rd_img, &m, 512, m.size, why, sizeof(why)), 1);
+	assert_string_equal(why, "partition 3 ends at sector 8202, past the end of the disk "
+				 "(last sector 8191)");
+	free(m.b);
+
+	m = img_new(4 * MiB);
+	mbr_entry(m.b, 0, 0, 0x83, 2048, 1000);
+	mbr_entry(m.b, 1, 0, 0x83, 2500, 1000);
+	assert_int_equal(label_check_entries(rd_img, &m, 512, m.size, why, sizeof(why)), 1);
+	assert_string_equal(why, "partitions 1 (sectors 2048-3047) and 2 (sectors 2500-3499) "
+				 "overlap");
+	free(m.b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -323,6 +436,10 @@ int main(void)
 	    cmocka_unit_test(test_blank_and_errors),
 	    cmocka_unit_test(test_format_parse),
 	    cmocka_unit_test(test_clones_differ),
+	    cmocka_unit_test(test_health_intact_and_damaged),
+	    cmocka_unit_test(test_health_grown),
+	    cmocka_unit_test(test_health_hybrid_and_dos),
+	    cmocka_unit_test(test_check_entries),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
