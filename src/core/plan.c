@@ -332,6 +332,11 @@ int plan_compute(struct pa_table *t, const struct pa_topology *topo,
 	if (topo->align_off < 0)
 		return plan_refuse(p, "the kernel reports alignment offset -1: no start can be "
 				      "aligned on this device stack");
+	/* a start off the sector boundary cannot be written: sysfs gave a bogus value */
+	if (topo->logical && (uint64_t)topo->align_off % topo->logical)
+		return plan_refuse(p, "the kernel reports alignment offset %" PRId64 " bytes, not a "
+				      "multiple of the %s logical sector",
+				   topo->align_off, units_exact(topo->logical, b, sizeof(b)));
 	/* one grain that satisfies the policy, the physical and the optimal checks */
 	p->place_grain = lcm(lcm(policy, align_physical_grain(topo)),
 			     align_optimal_usable(topo, t->disk_size, &why));
