@@ -75,6 +75,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	unsigned char *orig;
 	char path[256];
 	size_t i, plen;
+	bool exact;
 	int found, rc;
 
 	if (size < HDR + 512)
@@ -93,6 +94,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		goto out;
 	fz_gpt_fix(im.buf, im.len, io.logical);
 	memcpy(orig, im.buf, im.len);
+	exact = exact_possible(&im, io.logical);
 
 	found = marker_find(&io, &m);
 	FZ_ASSERT(found == 0 || found == 1 || found == -EIO || found == -ENOMEM);
@@ -128,9 +130,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	rc = marker_clear(&io, &j);
 	FZ_ASSERT(rc == 0);
 	FZ_ASSERT(marker_find(&io, &m) == 0 || found == 1);
-	if (found == 0 && exact_possible(&im, io.logical) &&
+	if (found == 0 && exact &&
 	    memcmp(orig, im.buf, im.len) != 0) {
-		for (i = 0; i < im.len && orig[i] == im.buf[i]; i++)
+		for (i = 0; orig[i] == im.buf[i]; i++)
 			;
 		fprintf(stderr, "byte %zu: %02x before marker_set, %02x after marker_clear\n",
 			i, orig[i], im.buf[i]);
