@@ -33,13 +33,17 @@ static uint64_t take(struct in *in, unsigned int bytes)
 	return v;
 }
 
-static void check(const struct pa_plan *p, const struct pa_topology *t)
+static void check(const struct pa_plan *p, const struct pa_topology *t,
+		  const struct pa_plan_opts *o)
 {
 	uint64_t first, last;
 	size_t i, k;
 
 	plan_label_range(p->new_label, p->table.disk_size, t->logical, &first, &last);
+	/* one grain for all three checks: a common multiple of each */
 	FZ_ASSERT(p->place_grain > 0 && p->place_grain % t->logical == 0);
+	FZ_ASSERT(p->place_grain % align_policy_bytes(&o->grain, t->logical) == 0);
+	FZ_ASSERT(p->place_grain % align_physical_grain(t) == 0);
 	for (i = 0; i < p->n; i++) {
 		const struct pa_step *s = &p->v[i];
 		bool planned = s->kind == PA_STEP_RECREATE || s->kind == PA_STEP_MOVE ||
@@ -129,7 +133,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	rc = plan_compute(&t, &topo, &o, &p);
 	FZ_ASSERT(rc == 0 || rc == -ENOMEM);
 	if (rc == 0 && !p.refusal)
-		check(&p, &topo);
+		check(&p, &topo, &o);
 	plan_free(&p);
 	plan_table_free(&t);
 	return 0;
