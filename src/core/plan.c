@@ -135,13 +135,16 @@ static uint64_t gcd(uint64_t a, uint64_t b)
 	return a;
 }
 
+/* 0 when the least common multiple does not fit in 64 bits */
 static uint64_t lcm(uint64_t a, uint64_t b)
 {
+	uint64_t m;
+
 	if (!a)
 		return b;
 	if (!b)
 		return a;
-	return a / gcd(a, b) * b;
+	return __builtin_mul_overflow(a / gcd(a, b), b, &m) ? 0 : m;
 }
 
 static int cmp_entry(const void *a, const void *b)
@@ -338,8 +341,13 @@ int plan_compute(struct pa_table *t, const struct pa_topology *topo,
 				      "multiple of the %s logical sector",
 				   topo->align_off, units_exact(topo->logical, b, sizeof(b)));
 	/* one grain that satisfies the policy, the physical and the optimal checks */
-	p->place_grain = lcm(lcm(policy, align_physical_grain(topo)),
-			     align_optimal_usable(topo, t->disk_size, &why));
+	p->place_grain = lcm(policy, align_physical_grain(topo));
+	if (p->place_grain)
+		p->place_grain = lcm(p->place_grain, align_optimal_usable(topo, t->disk_size, &why));
+	if (!p->place_grain)
+		return plan_refuse(p, "policy grain %s and the device's grains have no common "
+				      "multiple below 16 EiB",
+				   units_grain(&o->grain, a, sizeof(a)));
 	p->place_offset = (uint64_t)topo->align_off % p->place_grain;
 
 	if (o->move_data && !o->new_disk)
