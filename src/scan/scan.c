@@ -488,7 +488,8 @@ static int link_devices(struct pa_devlist *l)
 	ix.v = malloc((l->n ? l->n : 1) * sizeof(*ix.v));
 	if (!ix.v)
 		return -ENOMEM;
-	memcpy(ix.v, l->v, l->n * sizeof(*ix.v));
+	if (l->n) /* l->v is NULL for an empty list, and memcpy wants a pointer */
+		memcpy(ix.v, l->v, l->n * sizeof(*ix.v));
 	qsort(ix.v, ix.n, sizeof(*ix.v), cmp_dev_name);
 
 	for (i = 0; i < l->n; i++) {
