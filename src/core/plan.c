@@ -366,6 +366,10 @@ int plan_compute(struct pa_table *t, const struct pa_topology *topo,
 		return plan_refuse(p, "no partition table (fix --new partitions a blank disk)");
 	if (t->label == PA_LABEL_OTHER)
 		return plan_refuse(p, "partition table type not supported (only gpt and dos)");
+	/* a cursor past the disk would be pushed past 2^64 by align_up() */
+	if (p->place_grain > t->disk_size)
+		return plan_refuse(p, "placement grain %s is larger than the disk",
+				   units_exact(p->place_grain, a, sizeof(a)));
 	if (o->move_data)
 		return plan_moves(p, topo, o, first, last);
 
