@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <parted/parted.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -330,7 +331,13 @@ int apply_table_read(struct pa_disk *d, struct pa_shadow **out, struct pa_table 
 	sh->dev->length = (PedSector)(d->size / d->logical);
 	sh->dev->bios_geom.heads = 4;
 	sh->dev->bios_geom.sectors = 32;
-	sh->dev->bios_geom.cylinders = sh->dev->length / 4 / 32;
+	/*
+	 * libparted keeps cylinders in an int: beyond 128 TiB of 512-byte
+	 * sectors the quotient does not fit.  Only CHS fields use it, and they
+	 * saturate long before, so the largest int says the same.
+	 */
+	sh->dev->bios_geom.cylinders =
+	    sh->dev->length / 4 / 32 > INT_MAX ? INT_MAX : (int)(sh->dev->length / 4 / 32);
 	sh->dev->hw_geom = sh->dev->bios_geom;
 
 	t->disk_size = d->size;

@@ -422,7 +422,8 @@ static int order_devices(const struct pa_devlist *l, const struct pa_dev ***out,
 
 	if (!v)
 		return -ENOMEM;
-	memcpy(v, l->v, l->n * sizeof(*v));
+	if (l->n) /* l->v is NULL for an empty list */
+		memcpy(v, l->v, l->n * sizeof(*v));
 	qsort(v, l->n, sizeof(*v), cmp_rows);
 	*out = v;
 	*n = l->n;

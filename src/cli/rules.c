@@ -569,7 +569,8 @@ static void warn_claims(const struct rules_set *s, const char *root, const char 
 			n++;
 		}
 		closedir(dh);
-		qsort(names, n, sizeof(*names), cmp_str);
+		if (n) /* names is NULL in a directory without other rules */
+			qsort(names, n, sizeof(*names), cmp_str);
 		for (i = 0; i < n; i++) {
 			struct rules_claim *c = NULL;
 			char *path = NULL, *text = NULL;

@@ -137,13 +137,16 @@ static uint64_t gcd(uint64_t a, uint64_t b)
 	return a;
 }
 
+/* 0 when the least common multiple does not fit in 64 bits */
 static uint64_t lcm(uint64_t a, uint64_t b)
 {
+	uint64_t m;
+
 	if (!a)
 		return b;
 	if (!b)
 		return a;
-	return a / gcd(a, b) * b;
+	return __builtin_mul_overflow(a / gcd(a, b), b, &m) ? 0 : m;
 }
 
 static int cmp_entry(const void *a, const void *b)
@@ -438,9 +441,19 @@ static int compute(struct pa_table *t, const struct pa_topology *topo,
 	if (topo->align_off < 0)
 		return plan_refuse(p, "the kernel reports alignment offset -1: no start can be "
 				      "aligned on this device stack");
+	/* a start off the sector boundary cannot be written: sysfs gave a bogus value */
+	if (topo->logical && (uint64_t)topo->align_off % topo->logical)
+		return plan_refuse(p, "the kernel reports alignment offset %" PRId64 " bytes, not a "
+				      "multiple of the %s logical sector",
+				   topo->align_off, units_exact(topo->logical, b, sizeof(b)));
 	/* one grain that satisfies the policy, the physical and the optimal checks */
-	p->place_grain = lcm(lcm(policy, align_physical_grain(topo)),
-			     align_optimal_usable(topo, t->disk_size, &why));
+	p->place_grain = lcm(policy, align_physical_grain(topo));
+	if (p->place_grain)
+		p->place_grain = lcm(p->place_grain, align_optimal_usable(topo, t->disk_size, &why));
+	if (!p->place_grain)
+		return plan_refuse(p, "policy grain %s and the device's grains have no common "
+				      "multiple below 16 EiB",
+				   units_grain(&o->grain, a, sizeof(a)));
 	p->place_offset = (uint64_t)topo->align_off % p->place_grain;
 
 	if (o->move_data && !o->new_disk)
@@ -461,6 +474,10 @@ static int compute(struct pa_table *t, const struct pa_topology *topo,
 		return plan_refuse(p, "no partition table (fix --new partitions a blank disk)");
 	if (t->label == PA_LABEL_OTHER)
 		return plan_refuse(p, "partition table type not supported (only gpt and dos)");
+	/* a cursor past the disk would be pushed past 2^64 by align_up() */
+	if (p->place_grain > t->disk_size)
+		return plan_refuse(p, "placement grain %s is larger than the disk",
+				   units_exact(p->place_grain, a, sizeof(a)));
 	if (o->move_data)
 		return plan_moves(p, topo, o, first, last);
 

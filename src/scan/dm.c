@@ -17,16 +17,41 @@
 
 #include "scan/scan.h"
 
+int scan_dm_table_start(const void *buf, size_t len, uint64_t *start)
+{
+	const char *b = buf;
+	struct dm_ioctl io;
+	struct dm_target_spec spec;
+	unsigned int ma, mi;
+	unsigned long long off;
+	char params[256];
+	size_t p, n;
+
+	if (len < sizeof(io))
+		return -EOPNOTSUPP;
+	memcpy(&io, b, sizeof(io));
+	if ((io.flags & DM_BUFFER_FULL_FLAG) || io.target_count != 1 ||
+	    io.data_start > len || len - io.data_start < sizeof(spec))
+		return -EOPNOTSUPP;
+	/* copies: nothing says the reply is aligned for these structs */
+	memcpy(&spec, b + io.data_start, sizeof(spec));
+	p = io.data_start + sizeof(spec);
+	n = len - p < sizeof(params) - 1 ? len - p : sizeof(params) - 1;
+	memcpy(params, b + p, n);
+	params[n] = '\0';
+	if (strncmp(spec.target_type, "linear", sizeof(spec.target_type)) != 0 ||
+	    spec.sector_start != 0 || sscanf(params, "%u:%u %llu", &ma, &mi, &off) != 3)
+		return -EOPNOTSUPP;
+	*start = (uint64_t)off * 512;
+	return 0;
+}
+
 int scan_dm_linear_start(unsigned int major, unsigned int minor, uint64_t *start)
 {
 	union {
 		struct dm_ioctl io;
 		char buf[16384];
 	} req;
-	struct dm_target_spec *spec;
-	unsigned int ma, mi;
-	unsigned long long off;
-	const char *params;
 	int fd, rc = 0;
 
 	fd = open("/dev/mapper/control", O_RDWR | O_CLOEXEC);
@@ -38,25 +63,10 @@ int scan_dm_linear_start(unsigned int major, unsigned int minor, uint64_t *start
 	req.io.data_start = sizeof(struct dm_ioctl);
 	req.io.dev = makedev(major, minor);
 	req.io.flags = DM_STATUS_TABLE_FLAG;
-	if (ioctl(fd, DM_TABLE_STATUS, &req) < 0) {
+	if (ioctl(fd, DM_TABLE_STATUS, &req) < 0)
 		rc = -errno;
-		goto out;
-	}
-	if ((req.io.flags & DM_BUFFER_FULL_FLAG) || req.io.target_count != 1 ||
-	    req.io.data_start + sizeof(*spec) > sizeof(req)) {
-		rc = -EOPNOTSUPP;
-		goto out;
-	}
-	spec = (struct dm_target_spec *)(req.buf + req.io.data_start);
-	params = (const char *)(spec + 1);
-	req.buf[sizeof(req.buf) - 1] = '\0';
-	if (strncmp(spec->target_type, "linear", sizeof(spec->target_type)) != 0 ||
-	    spec->sector_start != 0 || sscanf(params, "%u:%u %llu", &ma, &mi, &off) != 3) {
-		rc = -EOPNOTSUPP;
-		goto out;
-	}
-	*start = (uint64_t)off * 512;
-out:
+	else
+		rc = scan_dm_table_start(req.buf, sizeof(req.buf), start);
 	close(fd);
 	return rc;
 }

@@ -39,40 +39,44 @@ static int add_mount(struct pa_devlist *l, unsigned int ma, unsigned int mi, con
 	return pa_strlist_append(&d->mountpoints, mp, '\n');
 }
 
-int scan_mounts_fill(struct pa_devlist *l)
+int scan_mounts_parse(struct pa_devlist *l, FILE *mountinfo, FILE *swaps)
 {
 	char *line = NULL;
 	size_t cap = 0;
-	FILE *f;
 	int rc = 0;
 
-	f = fopen("/proc/self/mountinfo", "re");
-	if (f) {
-		while (rc == 0 && getline(&line, &cap, f) > 0) {
-			unsigned int ma, mi;
-			char mp[4096];
+	while (mountinfo && rc == 0 && getline(&line, &cap, mountinfo) > 0) {
+		unsigned int ma, mi;
+		char mp[4096];
 
-			if (sscanf(line, "%*u %*u %u:%u %*s %4095s", &ma, &mi, mp) != 3)
-				continue;
-			unescape(mp);
-			rc = add_mount(l, ma, mi, mp);
-		}
-		fclose(f);
+		if (sscanf(line, "%*u %*u %u:%u %*s %4095s", &ma, &mi, mp) != 3)
+			continue;
+		unescape(mp);
+		rc = add_mount(l, ma, mi, mp);
 	}
-	f = fopen("/proc/swaps", "re");
-	if (f) {
-		while (rc == 0 && getline(&line, &cap, f) > 0) {
-			char name[4096];
-			struct stat st;
+	while (swaps && rc == 0 && getline(&line, &cap, swaps) > 0) {
+		char name[4096];
+		struct stat st;
 
-			if (sscanf(line, "%4095s", name) != 1 || name[0] != '/')
-				continue;
-			unescape(name);
-			if (stat(name, &st) == 0 && S_ISBLK(st.st_mode))
-				rc = add_mount(l, major(st.st_rdev), minor(st.st_rdev), "[SWAP]");
-		}
-		fclose(f);
+		if (sscanf(line, "%4095s", name) != 1 || name[0] != '/')
+			continue;
+		unescape(name);
+		if (stat(name, &st) == 0 && S_ISBLK(st.st_mode))
+			rc = add_mount(l, major(st.st_rdev), minor(st.st_rdev), "[SWAP]");
 	}
 	free(line);
+	return rc;
+}
+
+int scan_mounts_fill(struct pa_devlist *l)
+{
+	FILE *mi = fopen("/proc/self/mountinfo", "re");
+	FILE *sw = fopen("/proc/swaps", "re");
+	int rc = scan_mounts_parse(l, mi, sw);
+
+	if (mi)
+		fclose(mi);
+	if (sw)
+		fclose(sw);
 	return rc;
 }

@@ -259,6 +259,28 @@ static int fill_props(const struct props *u, struct pa_dev *d, int syspath, bool
 	return 0;
 }
 
+int scan_props_parse(const char *uevent, const char *db, struct pa_dev *d)
+{
+	struct props *u = malloc(sizeof(*u));
+	const char *t;
+	size_t len;
+	bool part;
+	int rc;
+
+	if (!u)
+		return -ENOMEM;
+	/* as read_whole_file() leaves them: cut at the buffer size */
+	snprintf(u->uevent, sizeof(u->uevent), "%s", uevent);
+	snprintf(u->db, sizeof(u->db), "%s", db);
+	part = (t = lines_get(u->uevent, "", "DEVTYPE", &len)) && len == 9 &&
+	       strncmp(t, "partition", 9) == 0;
+	if (part)
+		d->kind = PA_KIND_PART;
+	rc = fill_props(u, d, -1, part);
+	free(u);
+	return rc;
+}
+
 /*
  * One entry of /sys/class/block.  @cfd is that directory; @parent receives the
  * kernel name of a partition's disk (the directory above it in sysfs).
@@ -471,7 +493,8 @@ static int link_devices(struct pa_devlist *l)
 	ix.v = malloc((l->n ? l->n : 1) * sizeof(*ix.v));
 	if (!ix.v)
 		return -ENOMEM;
-	memcpy(ix.v, l->v, l->n * sizeof(*ix.v));
+	if (l->n) /* l->v is NULL for an empty list, and memcpy wants a pointer */
+		memcpy(ix.v, l->v, l->n * sizeof(*ix.v));
 	qsort(ix.v, ix.n, sizeof(*ix.v), cmp_dev_name);
 
 	for (i = 0; i < l->n; i++) {

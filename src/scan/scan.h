@@ -7,6 +7,9 @@
 #define PARTALIGN_SCAN_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
 
 #include "core/device.h"
 #include "core/diag.h"
@@ -59,5 +62,19 @@ int scan_dm_open_count(unsigned int major, unsigned int minor, int *count);
 
 /* Mount points and swap areas by device number, from /proc (internal). */
 int scan_mounts_fill(struct pa_devlist *l);
+/* The same from open mountinfo and swaps streams (either may be NULL). */
+int scan_mounts_parse(struct pa_devlist *l, FILE *mountinfo, FILE *swaps);
+
+/*
+ * The identity properties of @d from the text of its uevent attribute and
+ * of its udev database file, as the scan reads them (for the tests).
+ */
+int scan_props_parse(const char *uevent, const char *db, struct pa_dev *d);
+
+/*
+ * The start (bytes) of the single linear target in a DM_TABLE_STATUS reply
+ * of @len bytes in @buf (struct dm_ioctl first); -EOPNOTSUPP for anything else.
+ */
+int scan_dm_table_start(const void *buf, size_t len, uint64_t *start);
 
 #endif

@@ -37,6 +37,7 @@
 # GPT, with the kernel's partitions matching it.  A summary of every step is
 # printed at the end of each case.
 
+need_no_sanitizers "the fault shim tests/fix/faultinject.so"
 SHIM="$top_builddir/tests/fix/faultinject.so"
 [ -f "$SHIM" ] || skip "$SHIM not built (make check builds it)"
 

@@ -14,6 +14,7 @@
 # a second run reported the first as a user of the disk (exit 4, "cannot be
 # opened exclusively") instead of waiting for the lock.
 . "$top_srcdir/tests/lib/common.sh"
+need_no_sanitizers "the fault shim tests/fix/faultinject.so"
 . "$top_srcdir/tests/fix/lib.sh"
 SHIM="$top_builddir/tests/fix/faultinject.so"
 [ -f "$SHIM" ] || skip "$SHIM not built (make check builds it)"

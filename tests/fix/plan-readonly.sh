@@ -6,6 +6,7 @@
 # Exit status: 4 when there is something to fix (or refused), 0 when not,
 # OR-ed over several disks; --yes is a usage error for plan.
 . "$top_srcdir/tests/lib/common.sh"
+need_no_sanitizers "the fault shim tests/fix/faultinject.so"
 . "$top_srcdir/tests/fix/lib.sh"
 
 SHIM="$top_builddir/tests/fix/faultinject.so"

@@ -14,7 +14,9 @@ trace() {
 	local f=$1
 	shift
 	PA_RC=0
-	strace -f --seccomp-bpf -qq -y -e trace=execve,open,openat,openat2 -o "$f" \
+	# LeakSanitizer cannot run under ptrace (--enable-sanitizers builds)
+	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
+		strace -f --seccomp-bpf -qq -y -e trace=execve,open,openat,openat2 -o "$f" \
 		"$PARTALIGN" "$@" >"$T_TMP/out" 2>"$T_TMP/err" || PA_RC=$?
 }
 # dev_opens FILE: the opens of /dev nodes by partalign itself, and of block

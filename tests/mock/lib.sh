@@ -27,6 +27,7 @@
 #   host's own database is hidden).
 # - /proc is the host's, so mount points are never asserted.
 
+need_no_sanitizers "umockdev-run"
 need_cmd umockdev-run jq
 [ -x "$PARTALIGN" ] || fail "no partalign binary at $PARTALIGN"
 

@@ -15,6 +15,7 @@
 #   timeout     SIGKILL after a random delay (timeout -s KILL)
 # PARTALIGN_MOVE_SEED fixes the random choices (printed for a rerun).
 . "${top_srcdir:-.}/tests/lib/common.sh"
+need_no_sanitizers "the fault shim tests/move/faultshim.so"
 . "$top_srcdir/tests/move/lib.sh"
 
 SHIM="$top_builddir/tests/move/faultshim.so"

@@ -10,6 +10,7 @@
 # images of one disk never accept each other's journal.
 # The seed's case: a dos partition at sector 63 on 512-byte sectors.
 . "$top_srcdir/tests/lib/common.sh"
+need_no_sanitizers "the fault shim tests/move/faultshim.so"
 . "$top_srcdir/tests/move/lib.sh"
 need_cmd unshare mount cmp
 

@@ -5,6 +5,7 @@
 # moved, a damaged journal; an unfinished move, which check and plan show
 # and plain fix refuses; usage errors.
 . "${top_srcdir:-.}/tests/lib/common.sh"
+need_no_sanitizers "the fault shim tests/move/faultshim.so"
 . "$top_srcdir/tests/move/lib.sh"
 need_cmd mount umount
 

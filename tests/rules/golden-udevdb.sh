@@ -7,6 +7,7 @@
 # through the same database reader a real host uses, and the generated
 # rules must still match tests/rules/expected/ byte for byte.
 . "$top_srcdir/tests/lib/common.sh"
+need_no_sanitizers "umockdev-run"
 need_cmd umockdev-run unshare
 unshare --mount --propagation private true 2>/dev/null ||
 	unshare --map-root-user --mount true 2>/dev/null ||

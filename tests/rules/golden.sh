@@ -14,6 +14,7 @@
 # /dev/oracleasm name with which owner, group and mode, and that every other
 # device gets none.  Refusals are checked by their messages.
 . "$top_srcdir/tests/lib/common.sh"
+need_no_sanitizers "umockdev-run"
 need_cmd umockdev-run
 . "$top_srcdir/tests/rules/lib.sh"
 

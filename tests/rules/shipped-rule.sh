@@ -9,6 +9,7 @@
 #     only for a physically or optimally misaligned partition.
 . "$top_srcdir/tests/lib/common.sh"
 . "$top_srcdir/tests/rules/lib.sh"
+need_no_sanitizers "umockdev-run"
 need_cmd umockdev-run
 
 IN="$top_srcdir/udev-rules/60-partalign.rules.in"

@@ -7,6 +7,7 @@
 # --force, --root into a directory tree (warnings about its passwd, ASMLib
 # and other rules files) and the chroot of a kickstart %post.
 . "$top_srcdir/tests/lib/common.sh"
+need_no_sanitizers "the crash shim tests/rules/crashshim.so"
 need_root
 need_cmd sfdisk partx losetup unshare mkfs.ext4 ldd chroot cmp
 
