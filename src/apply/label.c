@@ -210,7 +210,7 @@ static int gpt_identity_at(label_read_fn rd, void *ctx, uint32_t logical, uint64
 	return 0;
 }
 
-/* A header that is not there (-ENOENT), not valid (-EBADMSG) or whose array is (-EILSEQ). */
+/* No header (-ENOENT), an invalid one (-EBADMSG), or a bad entry array (-EILSEQ). */
 static bool gpt_invalid(int rc)
 {
 	return rc == -ENOENT || rc == -EBADMSG || rc == -EILSEQ;
@@ -289,7 +289,10 @@ static bool overlap(uint64_t a0, uint64_t a1, uint64_t b0, uint64_t b1)
 int label_check_entries(label_read_fn rd, void *ctx, uint32_t logical, uint64_t disk_size,
 			char *why, size_t len)
 {
-	struct { uint64_t first, last; unsigned int num; } v[LABEL_ID_MAX_PARTS];
+	struct span {
+		uint64_t first, last;
+		unsigned int num;
+	} v[LABEL_ID_MAX_PARTS];
 	static const unsigned char zero[16];
 	uint64_t nsec = logical ? disk_size / logical : 0, lba, elba, total, done = 0;
 	unsigned char h[ID_BUF], buf[ID_BUF];

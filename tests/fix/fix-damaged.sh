@@ -9,8 +9,9 @@
 #     rewrites both copies" and writes nothing; fix rewrites both copies
 #     (sgdisk -v: no problems) with the planned layout;
 #       primary header CRC, backup header signature, backup header CRC,
-#       primary entry-array CRC, backup entry-array CRC, and on a 4Kn disk
-#       the backup entry-array CRC;
+#       primary entry-array CRC, backup entry-array CRC, the same on a disk
+#       whose partitions are all aligned (then a second fix has nothing to
+#       do), and on a 4Kn disk the backup entry-array CRC;
 #   refused (exit 4, one line naming the disk, disk byte-identical, no
 #     backup), by fix, plan (REFUSED) and fix --new --discard-data:
 #       the primary header's signature gone (libparted sees no table: this
@@ -145,6 +146,16 @@ d=$(attach "$f")
 sgdisk_says "$d" 'Main partition table: OK'
 sgdisk_says "$d" 'Backup partition table: ERROR'
 repaired bacrc "$d" "the backup GPT entry array is damaged (its CRC does not match), the primary is intact"
+
+# an aligned disk: nothing to move, the damaged copy is still rewritten
+f=$(img aligned 'label: gpt\nstart=4096,size=20480')
+"${GPTEDIT[@]}" "$f" 512 array-crc backup
+d=$(attach "$f")
+sgdisk_says "$d" 'Backup partition table: ERROR'
+repaired aligned "$d" "the backup GPT entry array is damaged (its CRC does not match), the primary is intact"
+pa_fix "$d"
+expect_rc 0 "aligned: a second fix"
+grep -q "$d: nothing to do" "$T_TMP/out" || fail "aligned: second fix: $(cat "$T_TMP/out")"
 
 # 4Kn: the same with 4096-byte sectors (table written through the loop device)
 for case in "smash primary" "array-crc backup"; do

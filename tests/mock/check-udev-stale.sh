@@ -9,7 +9,9 @@
 #   scsi-512e with a sysfs device/wwid naa.5000c500a1b2c3d4 on sda: sda2's
 #     ID_WWN 0x5000c500a1b2c3d4 agrees (ok), sda1's 0x5000c500ffffffff does
 #     not (stale).
-# The testbeds are copies of tests/mock/testbeds with those lines added.
+# rules refuses vdc and sda1 (exit 8, the same line, no file) and writes
+# sda2's rule.  The testbeds are copies of tests/mock/testbeds with those
+# lines added.
 . "$top_srcdir/tests/lib/common.sh"
 . "$top_srcdir/tests/mock/lib.sh"
 
@@ -50,3 +52,21 @@ grep -qF "/dev/sda1: the udev database says WWN 0x5000c500ffffffff, the kernel (
 	fail "no warning for sda1: $(cat "$T_TMP/err")"
 [ "$(grep -c 'stale udev data' "$T_TMP/err")" = 3 ] || fail "warnings: $(cat "$T_TMP/err")"
 echo "ok: stale serial and WWNs marked, the others ok"
+
+# rules refuses to name the stale disk, and names the one that agrees (sda2
+# holds LVM2_member in the testbed: --force)
+mock_run virtio-serial nvme-4kn scsi-512e -- "$PARTALIGN" rules --disk DATA1=/dev/vdc \
+	--output "$T_TMP/stale.rules" --no-reload
+[ "$MOCK_RC" = 8 ] || fail "rules on vdc: exit $MOCK_RC: $(cat "$T_TMP/err")"
+grep -qF "/dev/vdc: the udev database says serial QM00099OLD, the kernel (sysfs) says QM00003PV: stale udev data" "$T_TMP/err" ||
+	fail "rules on vdc: $(cat "$T_TMP/err")"
+[ ! -e "$T_TMP/stale.rules" ] || fail "rules on vdc wrote $(cat "$T_TMP/stale.rules")"
+mock_run virtio-serial nvme-4kn scsi-512e -- "$PARTALIGN" rules --force --disk DATA2=/dev/sda2 \
+	--output "$T_TMP/ok.rules" --no-reload
+[ "$MOCK_RC" = 1 ] || fail "rules on sda2: exit $MOCK_RC: $(cat "$T_TMP/err")"
+mock_run virtio-serial nvme-4kn scsi-512e -- "$PARTALIGN" rules --disk DATA3=/dev/sda1 \
+	--output "$T_TMP/stale1.rules" --no-reload
+[ "$MOCK_RC" = 8 ] || fail "rules on sda1: exit $MOCK_RC: $(cat "$T_TMP/err")"
+grep -qF "/dev/sda1: the udev database says WWN 0x5000c500ffffffff, the kernel (sysfs) says naa.5000c500a1b2c3d4" "$T_TMP/err" ||
+	fail "rules on sda1: $(cat "$T_TMP/err")"
+echo "ok: rules refuses the stale vdc and sda1, writes sda2's rule"
