@@ -1,0 +1,148 @@
+/*
+ * The buffer-level parsers of the scanner (src/scan): scan_mounts_parse()
+ * on mountinfo text, scan_props_parse() on a udev database file and a
+ * uevent, scan_dm_table_start() on DM_TABLE_STATUS replies built here.
+ * The fuzz harnesses of tests/fuzz only show they do not crash; these say
+ * what they return.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <linux/dm-ioctl.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "unit.h"
+
+#include "scan/scan.h"
+
+static struct pa_dev *dev_add(struct pa_devlist *l, unsigned int ma, unsigned int mi)
+{
+	struct pa_dev *d = pa_dev_new();
+
+	assert_non_null(d);
+	d->major = ma;
+	d->minor = mi;
+	assert_int_equal(pa_devlist_add(l, d), 0);
+	return d;
+}
+
+static void test_mountinfo(void **state)
+{
+	static char mi[] =
+	    "22 27 0:21 / /proc rw,relatime - proc proc rw\n"
+	    "36 35 8:1 / /mnt/with\\040space rw,relatime shared:1 - ext4 /dev/sda1 rw\n"
+	    "37 35 8:1 / /mnt/with\\040space rw - ext4 /dev/sda1 rw\n"
+	    "38 35 8:1 / /srv rw - ext4 /dev/sda1 rw\n"
+	    "garbage\n"
+	    "39 35 8:2 / /back\\134slash rw - xfs /dev/sda2 rw\n";
+	struct pa_devlist l = {0};
+	struct pa_dev *a, *b, *c;
+	FILE *f = fmemopen(mi, strlen(mi), "r");
+
+	assert_non_null(f);
+	a = dev_add(&l, 8, 1);
+	b = dev_add(&l, 8, 2);
+	c = dev_add(&l, 8, 3);
+	assert_int_equal(scan_mounts_parse(&l, f, NULL), 0);
+	/* unescaped, each mount point once, in order */
+	assert_string_equal(a->mountpoints, "/mnt/with space\n/srv");
+	assert_string_equal(b->mountpoints, "/back\\slash");
+	assert_null(c->mountpoints);
+	fclose(f);
+	pa_devlist_free(&l);
+}
+
+static void test_props(void **state)
+{
+	struct pa_dev *d = pa_dev_new();
+
+	assert_non_null(d);
+	d->kind = PA_KIND_DISK;
+	assert_int_equal(scan_props_parse("DEVTYPE=partition\nPARTNAME=kernel-name\nPARTN=1\n",
+					  "I:123\nE:ID_PART_ENTRY_UUID=5e1f2a3b-01\n"
+					  "E:ID_PART_ENTRY_NAME=data\nE:ID_SERIAL=\n"
+					  "E:ID_FS_TYPE=ext4",
+					  d),
+			 0);
+	assert_int_equal(d->kind, PA_KIND_PART);
+	assert_string_equal(d->part_uuid, "5e1f2a3b-01");
+	/* udev's name wins over the kernel's */
+	assert_string_equal(d->part_name, "data");
+	/* the last line needs no newline; an empty value is no value */
+	assert_string_equal(d->fstype, "ext4");
+	assert_null(d->serial);
+	pa_dev_free(d);
+
+	d = pa_dev_new();
+	assert_non_null(d);
+	d->kind = PA_KIND_DISK;
+	assert_int_equal(scan_props_parse("DEVTYPE=disk\n",
+					  "E:ID_SERIAL_SHORT=S1\nE:ID_SCSI_SERIAL=ZC2A\n"
+					  "E:ID_WWN=0x5000\n",
+					  d),
+			 0);
+	assert_int_equal(d->kind, PA_KIND_DISK);
+	assert_string_equal(d->serial, "ZC2A");
+	assert_string_equal(d->wwn, "0x5000");
+	pa_dev_free(d);
+}
+
+/* A DM_TABLE_STATUS reply with one target at @data_start (any alignment). */
+static size_t reply(unsigned char *buf, size_t len, unsigned int data_start,
+		    unsigned int count, const char *type, uint64_t sector_start,
+		    const char *params)
+{
+	struct dm_ioctl io = {.target_count = count, .data_start = data_start};
+	struct dm_target_spec spec = {.sector_start = sector_start, .length = 2048};
+
+	memset(buf, 0, len);
+	io.data_size = (uint32_t)len;
+	memcpy(buf, &io, sizeof(io));
+	memcpy(spec.target_type, type, strlen(type)); /* shorter than 16: NUL padded */
+	memcpy(buf + data_start, &spec, sizeof(spec));
+	strcpy((char *)buf + data_start + sizeof(spec), params);
+	return data_start + sizeof(spec) + strlen(params) + 1;
+}
+
+static void test_dm(void **state)
+{
+	unsigned char buf[1024];
+	uint64_t start = 0;
+	size_t n;
+
+	reply(buf, sizeof(buf), sizeof(struct dm_ioctl), 1, "linear", 0, "253:0 2048");
+	assert_int_equal(scan_dm_table_start(buf, sizeof(buf), &start), 0);
+	assert_int_equal(start, 2048 * 512);
+	/* a reply whose target spec is not 8-byte aligned */
+	reply(buf, sizeof(buf), sizeof(struct dm_ioctl) + 3, 1, "linear", 0, "8:16 7");
+	assert_int_equal(scan_dm_table_start(buf, sizeof(buf), &start), 0);
+	assert_int_equal(start, 7 * 512);
+	/* params up to the very end of the buffer, no NUL */
+	n = reply(buf, sizeof(buf), sizeof(struct dm_ioctl), 1, "linear", 0, "8:16 9");
+	assert_int_equal(scan_dm_table_start(buf, n - 1, &start), 0);
+	assert_int_equal(start, 9 * 512);
+
+	reply(buf, sizeof(buf), sizeof(struct dm_ioctl), 1, "multipath", 0, "0 0 1 1");
+	assert_int_equal(scan_dm_table_start(buf, sizeof(buf), &start), -EOPNOTSUPP);
+	reply(buf, sizeof(buf), sizeof(struct dm_ioctl), 2, "linear", 0, "8:16 9");
+	assert_int_equal(scan_dm_table_start(buf, sizeof(buf), &start), -EOPNOTSUPP);
+	reply(buf, sizeof(buf), sizeof(struct dm_ioctl), 1, "linear", 8, "8:16 9");
+	assert_int_equal(scan_dm_table_start(buf, sizeof(buf), &start), -EOPNOTSUPP);
+	/* the spec does not fit in what the kernel returned */
+	reply(buf, sizeof(buf), sizeof(buf) - 8, 1, "", 0, "");
+	assert_int_equal(scan_dm_table_start(buf, sizeof(buf), &start), -EOPNOTSUPP);
+	assert_int_equal(scan_dm_table_start(buf, sizeof(struct dm_ioctl) - 1, &start),
+			 -EOPNOTSUPP);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_mountinfo),
+	    cmocka_unit_test(test_props),
+	    cmocka_unit_test(test_dm),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
