@@ -118,6 +118,8 @@ int apply_disk_read(struct pa_disk *d, const struct pa_extent *r, void **buf)
 
 	if (!b)
 		return -ENOMEM;
+	/* cached pages may predate our own O_DIRECT writes: read the disk */
+	posix_fadvise(d->fd, (off_t)r->off, (off_t)r->len, POSIX_FADV_DONTNEED);
 	while (done < r->len) {
 		ssize_t n = pread(d->fd, b + done, r->len - done, (off_t)(r->off + done));
 

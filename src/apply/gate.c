@@ -60,6 +60,14 @@ void apply_gate_close(struct pa_writer *w)
 {
 	if (!w)
 		return;
+	/*
+	 * The writes went around the page cache (O_DIRECT); a buffered read by
+	 * anyone that raced with them may have cached the old bytes.  Drop the
+	 * clean cached pages, so the next reader (sfdisk, blkid, our own next
+	 * run) reads the disk.
+	 */
+	if (w->bfd >= 0)
+		posix_fadvise(w->bfd, 0, 0, POSIX_FADV_DONTNEED);
 	if (w->dfd >= 0)
 		close(w->dfd);
 	if (w->bfd >= 0)

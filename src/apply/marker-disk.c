@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
@@ -37,6 +38,9 @@ static struct marker_io disk_io(struct pa_disk *d)
 int apply_disk_marker(struct pa_disk *d, struct pa_marker *m)
 {
 	struct marker_io io = disk_io(d);
+
+	/* what the disk holds, not what a page cache kept from before a write */
+	posix_fadvise(d->fd, 0, 0, POSIX_FADV_DONTNEED);
 
 	return marker_find(&io, m);
 }

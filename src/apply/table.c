@@ -294,6 +294,8 @@ int apply_table_read(struct pa_disk *d, struct pa_shadow **out, struct pa_table 
 	memset(t, 0, sizeof(*t));
 	if (!sh)
 		return -ENOMEM;
+	/* the EBR chain and libblkid read through the page cache: drop what it kept */
+	posix_fadvise(d->fd, 0, 0, POSIX_FADV_DONTNEED);
 	sh->size = d->size;
 	sh->logical = d->logical;
 	sh->memfd = memfd_create("partalign-shadow", MFD_CLOEXEC);
