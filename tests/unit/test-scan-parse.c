@@ -100,7 +100,13 @@ static size_t reply(unsigned char *buf, size_t len, unsigned int data_start,
 	io.data_size = (uint32_t)len;
 	memcpy(buf, &io, sizeof(io));
 	memcpy(spec.target_type, type, strlen(type)); /* shorter than 16: NUL padded */
-	memcpy(buf + data_start, &spec, sizeof(spec));
+	if (data_start >= len)
+		return len;
+	/* a spec that does not fit is cut where the buffer ends, as the kernel's reply is */
+	memcpy(buf + data_start, &spec,
+	       len - data_start < sizeof(spec) ? len - data_start : sizeof(spec));
+	if (data_start + sizeof(spec) + strlen(params) + 1 > len)
+		return len;
 	strcpy((char *)buf + data_start + sizeof(spec), params);
 	return data_start + sizeof(spec) + strlen(params) + 1;
 }
