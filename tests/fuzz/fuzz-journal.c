@@ -42,6 +42,47 @@ static void check_geometry(const struct pa_journal *j)
 		FZ_ASSERT(journal_slot_pos(j, 12345) + PA_JOURNAL_BLOCK + j->chunk <= j->file_len);
 }
 
+/*
+ * resume's view: a table holding every journalled partition at its old
+ * start must give one MOVE step per move, to its new start, and no refusal
+ * (unless the journal names one partition twice).
+ */
+static void check_plan(const struct pa_journal *j)
+{
+	struct pa_topology topo = {.logical = j->logical, .physical = j->logical,
+				   .min_io = j->logical};
+	struct pa_plan_opts o = {.grain = PA_GRAIN_DEFAULT, .move_data = true};
+	struct pa_plan p = {0};
+	size_t m, k, i;
+
+	for (m = 0; m < j->n; m++)
+		for (k = 0; k < m; k++)
+			if (j->v[k].num == j->v[m].num)
+				return;
+	p.table.label = PA_LABEL_GPT;
+	p.table.disk_size = j->disk_size;
+	p.table.logical = j->logical;
+	for (m = 0; m < j->n; m++) {
+		struct pa_entry e = {.num = j->v[m].num, .start = j->v[m].from,
+				     .size = j->v[m].len};
+
+		if (plan_table_add(&p.table, &e) < 0)
+			abort();
+	}
+	FZ_ASSERT(journal_plan(j, &topo, &o, &p) == 0);
+	FZ_ASSERT(!p.refusal);
+	FZ_ASSERT(p.n == j->n && p.changes == j->n);
+	for (i = 0; i < p.n; i++) {
+		const struct pa_jmove *mv = NULL;
+
+		for (m = 0; m < j->n; m++)
+			if (j->v[m].num == p.v[i].num)
+				mv = &j->v[m];
+		FZ_ASSERT(mv && p.v[i].kind == PA_STEP_MOVE && p.v[i].new_start == mv->to);
+	}
+	plan_free(&p);
+}
+
 static void header(const uint8_t *data, size_t size)
 {
 	struct pa_journal j, k;
@@ -55,6 +96,7 @@ static void header(const uint8_t *data, size_t size)
 	len = size + (size_t)sprintf(buf + size, "crc32 %08x\nend\n", pa_crc32(0, buf, size));
 	if (journal_parse(buf, padded, &j) == 0) {
 		check_geometry(&j);
+		check_plan(&j);
 		FZ_ASSERT(journal_format(&j, &again) == 0);
 		FZ_ASSERT(journal_parse(again, j.hdr_len, &k) == 0);
 		FZ_ASSERT(k.n == j.n && k.move_id == j.move_id && k.disk_size == j.disk_size &&
