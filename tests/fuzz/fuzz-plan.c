@@ -66,15 +66,15 @@ static void check(const struct pa_plan *p, const struct pa_topology *t,
 				FZ_ASSERT(s->new_size < s->old->size);
 		}
 		for (k = 0; k < i; k++) {
-			const struct pa_step *o = &p->v[k];
+			const struct pa_step *q = &p->v[k];
 
 			/* a dos logical partition lives inside its extended container */
-			if (o->kind == PA_STEP_DROP ||
-			    (o->old && (o->old->extended || o->old->logical)) ||
+			if (q->kind == PA_STEP_DROP ||
+			    (q->old && (q->old->extended || q->old->logical)) ||
 			    (s->old && s->old->logical))
 				continue;
-			FZ_ASSERT(o->new_start >= s->new_start + s->new_size ||
-				  s->new_start >= o->new_start + o->new_size);
+			FZ_ASSERT(q->new_start >= s->new_start + s->new_size ||
+				  s->new_start >= q->new_start + q->new_size);
 		}
 	}
 }
