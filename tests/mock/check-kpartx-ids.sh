@@ -3,7 +3,7 @@
 # type from the udev database (ID_PART_ENTRY_*) belong in PARTLABEL, PARTUUID
 # and PARTTYPE like those of a kernel partition.
 #
-# It found a bug, now fixed, and is a plain test (no XFAIL_TESTS):
+# It guards a fixed bug and fails if it comes back:
 # src/scan/scan.c read the ID_PART_ENTRY_* properties only for
 # DEVTYPE=partition, and a dm device is DEVTYPE=disk.  The properties come
 # from the udev database, as on a real host (tests/lib/umockdev-udevdb).

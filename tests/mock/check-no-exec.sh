@@ -2,7 +2,7 @@
 # The default audit starts no other program: 'partalign check' under
 # umockdev and strace -f makes exactly one execve, its own.
 #
-# It found a bug, now fixed, and is a plain test (no XFAIL_TESTS): Debian's
+# It guards a fixed bug and fails if it comes back: Debian's
 # libparted runs 'sh -c "dmidecode -s system-manufacturer"' from its
 # constructor (gptsync.patch), in every process linked with it, and
 # partalign linked libparted into the one binary (plan, fix and restore now

@@ -4,8 +4,7 @@
  * 2^63 once start % grain is large too.  No real disk gets there (a policy
  * such as "10000000TiB" parses to such a grain, but starts stay far below),
  * yet the header promises its definitions for every grain.  The bug is
- * fixed and the test is a plain one (it is in no XFAIL_TESTS list): it must
- * pass.
+ * fixed; the test fails if it comes back.
  */
 #include "config.h"
 

@@ -1,8 +1,8 @@
 /*
  * Regression test of a fixed bug: parted reads unit names in any case, so
  * "8S" means 8 sectors, but units_parse_grain() compares the sector unit
- * case-sensitively and refused it.  The bug is fixed and the test is a plain
- * one (it is in no XFAIL_TESTS list): it must pass.
+ * case-sensitively and refused it.  The bug is fixed; the test fails if it
+ * comes back.
  */
 #include "config.h"
 

@@ -7,8 +7,8 @@
 #   FAIL: 70-multipath-fix/mpath-fix/fix-exit ...
 #   vm: N passed, M failed
 #
-# Every result line that is not PASS counts as failed (there is no XFAIL:
-# a bug a scenario found is fixed, then asserted plainly), and so does a
+# Every result line that is not PASS counts as failed (a bug a scenario
+# found is fixed, then asserted plainly), and so does a
 # scenario that did not finish (guest hang, crash, timeout).
 # Exit status: 0 all passed, 1 something failed, 77 skipped (no qemu, no
 # kernel image...: the reason is printed), 99 the harness itself could not
