@@ -41,6 +41,7 @@
 #include "apply/apply.h"
 #include "apply/label.h"
 #include "core/crc32.h"
+#include "core/endian.h"
 
 #define MAGIC1 "partalign-backup 1\n"
 #define MAGIC2 "partalign-backup 2\n"
@@ -609,12 +610,6 @@ static int rd_backup(void *ctx, uint64_t off, void *buf, size_t len)
 	return rd_mem(&img, off, buf, len);
 }
 
-static uint32_t get32(const unsigned char *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-	       (uint32_t)p[3] << 24;
-}
-
 /* A GPT header with its entry array at LBA 2 (primary) or just before it (backup). */
 static int gpt_extent_any(label_read_fn rd, void *ctx, uint32_t logical, uint64_t size,
 			  uint64_t *head, uint64_t *tail)
@@ -632,11 +627,11 @@ static int gpt_extent_any(label_read_fn rd, void *ctx, uint32_t logical, uint64_
 	if (memcmp(h, "EFI PART", 8) != 0)
 		return -ENOENT;
 	array =
-	    ((uint64_t)get32(h + 80) * get32(h + 84) + logical - 1) / logical * logical;
+	    ((uint64_t)get_le32(h + 80) * get_le32(h + 84) + logical - 1) / logical * logical;
 	if (array > (64u << 20) || array / logical + 2 >= nsec)
 		return -EOPNOTSUPP;
 	/* entries right before the header, as partalign and libparted write them */
-	if (((uint64_t)get32(h + 76) << 32 | get32(h + 72)) != nsec - 1 - array / logical)
+	if (((uint64_t)get_le32(h + 76) << 32 | get_le32(h + 72)) != nsec - 1 - array / logical)
 		return -EOPNOTSUPP;
 	*head = 2ull * logical + array;
 	*tail = logical + array;

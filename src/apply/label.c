@@ -14,17 +14,7 @@
 
 #include "apply/label.h"
 #include "core/crc32.h"
-
-static uint32_t le32(const unsigned char *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-	       (uint32_t)p[3] << 24;
-}
-
-static uint64_t le64(const unsigned char *p)
-{
-	return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32;
-}
+#include "core/endian.h"
 
 /* The primary GPT header, checked for its signature. */
 static int gpt_header(label_read_fn rd, void *ctx, uint32_t logical, unsigned char *h)
@@ -45,9 +35,9 @@ int label_gpt_extent(label_read_fn rd, void *ctx, uint32_t logical, uint64_t *he
 
 	if (rc < 0)
 		return rc;
-	entries = (uint64_t)le32(h + 80) * le32(h + 84);
+	entries = (uint64_t)get_le32(h + 80) * get_le32(h + 84);
 	array = (entries + logical - 1) / logical * logical;
-	if (le64(h + 72) != 2 || array > (64u << 20))
+	if (get_le64(h + 72) != 2 || array > (64u << 20))
 		return -EOPNOTSUPP; /* entries away from LBA 2: not written by partalign */
 	*head_len = 2ull * logical + array;
 	*tail_len = logical + array;
@@ -74,7 +64,7 @@ int label_dos_ebrs(label_read_fn rd, void *ctx, uint32_t logical, uint64_t *ebrs
 		return 0;
 	for (i = 0; i < 4; i++)
 		if (is_extended(s[446 + 16 * i + 4]))
-			ext = le32(s + 446 + 16 * i + 8);
+			ext = get_le32(s + 446 + 16 * i + 8);
 	if (!ext)
 		return 0;
 	cur = ext;
@@ -85,7 +75,7 @@ int label_dos_ebrs(label_read_fn rd, void *ctx, uint32_t logical, uint64_t *ebrs
 			return rc;
 		if (s[510] != 0x55 || s[511] != 0xaa || !is_extended(s[446 + 16 + 4]))
 			break;
-		cur = ext + le32(s + 446 + 16 + 8);
+		cur = ext + get_le32(s + 446 + 16 + 8);
 		if (cur * logical <= ebrs[n - 1])
 			break; /* a loop or a backward link: stop */
 	}
@@ -111,11 +101,11 @@ int label_gpt_entry_guids(label_read_fn rd, void *ctx, uint32_t logical, unsigne
 
 	if (rc < 0)
 		return rc;
-	count = le32(h + 80);
-	esize = le32(h + 84);
+	count = get_le32(h + 80);
+	esize = get_le32(h + 84);
 	if (num == 0 || num > count || esize < 128)
 		return -ENOENT;
-	rc = rd(ctx, le64(h + 72) * logical + (uint64_t)(num - 1) * esize, e, sizeof(e));
+	rc = rd(ctx, get_le64(h + 72) * logical + (uint64_t)(num - 1) * esize, e, sizeof(e));
 	if (rc < 0)
 		return rc;
 	if (memcmp(e, zero, 16) == 0)
@@ -165,16 +155,16 @@ static int gpt_identity_at(label_read_fn rd, void *ctx, uint32_t logical, uint64
 		return rc;
 	if (memcmp(h, "EFI PART", 8) != 0)
 		return -ENOENT;
-	hsize = le32(h + 12);
-	if (hsize < 92 || hsize > logical || hsize > ID_BUF || le64(h + 24) != lba)
+	hsize = get_le32(h + 12);
+	if (hsize < 92 || hsize > logical || hsize > ID_BUF || get_le64(h + 24) != lba)
 		return -EBADMSG;
-	want = le32(h + 16);
+	want = get_le32(h + 16);
 	memset(h + 16, 0, 4);
 	if (pa_crc32(0, h, hsize) != want)
 		return -EBADMSG;
-	elba = le64(h + 72);
-	count = le32(h + 80);
-	esize = le32(h + 84);
+	elba = get_le64(h + 72);
+	count = get_le32(h + 80);
+	esize = get_le32(h + 84);
 	total = (uint64_t)count * esize;
 	if (esize < 128 || esize > ID_BUF || esize % 8 || total > ID_MAX_ARRAY ||
 	    elba < 1 || elba >= nsec || total > (nsec - elba) * logical)
@@ -199,14 +189,14 @@ static int gpt_identity_at(label_read_fn rd, void *ctx, uint32_t logical, uint64
 		}
 		done += len;
 	}
-	if (crc != le32(h + 88)) {
+	if (crc != get_le32(h + 88)) {
 		memset(id, 0, sizeof(*id));
 		return -EILSEQ;
 	}
 	id->kind = LABEL_ID_GPT;
 	guid_text(h + 56, id->disk);
 	id->entries_lba = elba;
-	id->alternate_lba = le64(h + 32);
+	id->alternate_lba = get_le64(h + 32);
 	return 0;
 }
 
@@ -314,7 +304,7 @@ int label_check_entries(label_read_fn rd, void *ctx, uint32_t logical, uint64_t 
 		/* dos: the four primary entries */
 		for (i = 0; i < 4; i++) {
 			const unsigned char *e = buf + 446 + 16 * i;
-			uint64_t first = le32(e + 8), size = le32(e + 12);
+			uint64_t first = get_le32(e + 8), size = get_le32(e + 12);
 
 			if (!e[4] || !size)
 				continue;
@@ -340,9 +330,9 @@ int label_check_entries(label_read_fn rd, void *ctx, uint32_t logical, uint64_t 
 	}
 	if (memcmp(h, "EFI PART", 8) != 0)
 		return 0;
-	elba = le64(h + 72);
-	count = le32(h + 80);
-	esize = le32(h + 84);
+	elba = get_le64(h + 72);
+	count = get_le32(h + 80);
+	esize = get_le32(h + 84);
 	total = (uint64_t)count * esize;
 	if (esize < 128 || esize > ID_BUF || total > ID_MAX_ARRAY || elba >= nsec ||
 	    total > (nsec - elba) * logical)
@@ -355,7 +345,7 @@ int label_check_entries(label_read_fn rd, void *ctx, uint32_t logical, uint64_t 
 		if (rc < 0)
 			return rc;
 		for (o = 0; o < chunk && n < LABEL_ID_MAX_PARTS; o += esize) {
-			uint64_t first = le64(buf + o + 32), last = le64(buf + o + 40);
+			uint64_t first = get_le64(buf + o + 32), last = get_le64(buf + o + 40);
 
 			num++;
 			if (memcmp(buf + o, zero, 16) == 0)
@@ -366,10 +356,10 @@ int label_check_entries(label_read_fn rd, void *ctx, uint32_t logical, uint64_t 
 					 num, last, nsec - 1);
 				return 1;
 			}
-			if (first > last || first < le64(h + 40) || last > le64(h + 48)) {
+			if (first > last || first < get_le64(h + 40) || last > get_le64(h + 48)) {
 				snprintf(why, len, "partition %u (sectors %" PRIu64 "-%" PRIu64 ") lies "
 					 "outside the usable sectors %" PRIu64 "-%" PRIu64 " of the GPT",
-					 num, first, last, le64(h + 40), le64(h + 48));
+					 num, first, last, get_le64(h + 40), get_le64(h + 48));
 				return 1;
 			}
 			v[n].first = first;
@@ -416,7 +406,7 @@ int label_identity(label_read_fn rd, void *ctx, uint32_t logical, uint64_t disk_
 		if (!boot_ok)
 			return 0; /* 55 AA, but a boot sector rather than a table */
 		id->kind = LABEL_ID_DOS;
-		snprintf(id->disk, sizeof(id->disk), "%08x", le32(s + 440));
+		snprintf(id->disk, sizeof(id->disk), "%08x", get_le32(s + 440));
 		return 0;
 	}
 	if (nsec < 3)
