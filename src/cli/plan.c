@@ -311,28 +311,6 @@ static size_t kparts_of(const struct pa_plan *p, struct pa_kpart *k)
 	return n;
 }
 
-/* Does the kernel's view (scan) differ from the table as read? */
-static bool kernel_stale(const struct pa_devlist *l, const struct pa_dev *w,
-			 const struct pa_table *t)
-{
-	size_t i, j, nk = 0;
-
-	for (i = 0; i < l->n; i++) {
-		const struct pa_dev *d = l->v[i];
-		bool found = false;
-
-		if (d->disk != w || d->kind != PA_KIND_PART)
-			continue;
-		nk++;
-		for (j = 0; j < t->n && !found; j++)
-			found = t->v[j].num == d->partno && t->v[j].start == d->start &&
-				(t->v[j].size == d->size || t->v[j].extended);
-		if (!found)
-			return true;
-	}
-	return nk != t->n;
-}
-
 /* Scan @arg's neighbourhood into j->devs and find it there. */
 static int scan_one(const char *arg, struct job *j, struct pa_dev **dev)
 {
@@ -349,32 +327,27 @@ static int scan_one(const char *arg, struct job *j, struct pa_dev **dev)
 }
 
 /*
- * Who, besides its own kpartx partition maps and this process (two fds),
- * has multipath map @map open, or any of those partition maps: ASM and
- * databases open devices without O_EXCL, so only the open counts tell.
+ * The open counts plan_refusal_map_in_use() judges multipath map @map by:
+ * its own and those of its kpartx partition maps.
  */
 static char *map_in_use(const struct pa_devlist *l, const struct pa_dev *map)
 {
-	int count = 0, parts = 0;
-	char *why = NULL;
+	int *opens = calloc(l->n ? l->n : 1, sizeof(*opens));
+	char *why;
 	size_t i;
 
+	if (!opens)
+		return NULL;
 	for (i = 0; i < l->n; i++) {
 		const struct pa_dev *d = l->v[i];
 
-		if (d->kind != PA_KIND_PART || d->disk != map || !d->dm_uuid)
-			continue;
-		parts++;
-		if (scan_dm_open_count(d->major, d->minor, &count) == 0 && count > 0) {
-			if (asprintf(&why, "%s (partition map %u of %s) is open: in use", d->name,
-				     d->partno, map->name) < 0)
-				why = NULL;
-			return why;
-		}
+		opens[i] = -1;
+		if ((d == map || (d->kind == PA_KIND_PART && d->disk == map && d->dm_uuid)) &&
+		    scan_dm_open_count(d->major, d->minor, &opens[i]) < 0)
+			opens[i] = -1;
 	}
-	if (scan_dm_open_count(map->major, map->minor, &count) == 0 && count > parts + 2 &&
-	    asprintf(&why, "%s is open by another process: in use", map->name) < 0)
-		why = NULL;
+	why = plan_refusal_map_in_use(l, map, opens);
+	free(opens);
 	return why;
 }
 
@@ -456,7 +429,7 @@ static int prepare(const struct opts *o, const char *arg, struct job *j)
 
 		rc = apply_table_read(&j->disk, &j->sh, &t, &msgs);
 		if (rc == 0) {
-			j->kernel_stale = kernel_stale(l, dev, &t);
+			j->kernel_stale = plan_kernel_stale(l, dev, &t);
 			rc = plan_compute(&t, &dev->topo, &o->plan, &j->plan);
 		}
 		if (rc == 0)

@@ -639,3 +639,54 @@ char *plan_refusal_in_use(const struct pa_devlist *l, const struct pa_dev *disk)
 	}
 	return NULL;
 }
+
+bool plan_kernel_stale(const struct pa_devlist *l, const struct pa_dev *disk,
+		       const struct pa_table *t)
+{
+	size_t i, j, nk = 0;
+
+	for (i = 0; i < l->n; i++) {
+		const struct pa_dev *d = l->v[i];
+		bool found = false;
+
+		if (d->disk != disk || d->kind != PA_KIND_PART)
+			continue;
+		nk++;
+		/* the kernel sizes a dos extended container as one or two sectors */
+		for (j = 0; j < t->n && !found; j++)
+			found = t->v[j].num == d->partno && t->v[j].start == d->start &&
+				(t->v[j].size == d->size || t->v[j].extended);
+		if (!found)
+			return true;
+	}
+	return nk != t->n;
+}
+
+char *plan_refusal_map_in_use(const struct pa_devlist *l, const struct pa_dev *map,
+			      const int *opens)
+{
+	int parts = 0, self = -1;
+	char *why = NULL;
+	size_t i;
+
+	for (i = 0; i < l->n; i++) {
+		const struct pa_dev *d = l->v[i];
+
+		if (d == map)
+			self = opens[i];
+		if (d->kind != PA_KIND_PART || d->disk != map || !d->dm_uuid)
+			continue;
+		parts++;
+		if (opens[i] > 0) {
+			if (asprintf(&why, "%s (partition map %u of %s) is open: in use", d->name,
+				     d->partno, map->name) < 0)
+				why = NULL;
+			return why;
+		}
+	}
+	/* each partition map holds the map open once, and partalign twice */
+	if (self > parts + 2 &&
+	    asprintf(&why, "%s is open by another process: in use", map->name) < 0)
+		why = NULL;
+	return why;
+}

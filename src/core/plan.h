@@ -137,6 +137,26 @@ int plan_compute(struct pa_table *t, const struct pa_topology *topo,
 char *plan_refusal_in_use(const struct pa_devlist *l, const struct pa_dev *disk);
 
 /*
+ * Does the kernel's view of @disk (its partitions in @l, as scanned) differ
+ * from the table @t as read: a partition missing, extra, or at another
+ * start or size (a dos extended container's size is not compared)?
+ */
+bool plan_kernel_stale(const struct pa_devlist *l, const struct pa_dev *disk,
+		       const struct pa_table *t);
+
+/*
+ * A multipath map in use: ASM and databases open devices without O_EXCL,
+ * so only the open counts tell.  @opens[i] is the open count of l->v[i]
+ * (as the device-mapper reports it), or -1 when unknown; only @map's and
+ * those of its kpartx partition maps (partitions of @map with a dm uuid)
+ * are read.  Refused: any partition map open, or the map open by more
+ * than its partition maps and this process (two descriptors).  Returns a
+ * malloc'd one-line reason, or NULL when it is not in use (or on ENOMEM).
+ */
+char *plan_refusal_map_in_use(const struct pa_devlist *l, const struct pa_dev *map,
+			      const int *opens);
+
+/*
  * One line on a damaged GPT copy (sector 0 protective, one or both copies
  * not valid), e.g. "the primary GPT header is damaged (...), the backup is
  * intact", into @buf.  Returns its length, 0 when both copies are intact
