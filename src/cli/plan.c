@@ -10,24 +10,20 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <libudev.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/sysmacros.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "apply/apply.h"
-#include "apply/label.h"
+#include "apply/execute.h"
 #include "cli/cli.h"
 #include "cli/move-cli.h"
 #include "core/exitcodes.h"
 #include "core/plan.h"
 #include "core/units.h"
 #include "scan/scan.h"
-
-extern char **environ;
 
 enum {
 	PC_DISK,
@@ -300,17 +296,6 @@ static int refuse_first(struct pa_plan *p, const char *why)
 	return plan_refuse(p, "%s", why);
 }
 
-static size_t kparts_of(const struct pa_plan *p, struct pa_kpart *k)
-{
-	size_t i, n = 0;
-
-	for (i = 0; i < p->n; i++)
-		if (p->v[i].kind != PA_STEP_DROP)
-			k[n++] = (struct pa_kpart){p->v[i].num, p->v[i].new_start,
-						   p->v[i].new_size};
-	return n;
-}
-
 /* Scan @arg's neighbourhood into j->devs and find it there. */
 static int scan_one(const char *arg, struct job *j, struct pa_dev **dev)
 {
@@ -497,52 +482,6 @@ static bool confirm(const struct job *j)
 }
 
 /*
- * The separator kpartx put between the map's name and the partition number
- * in the names of the partition maps there now ("mpatha-part1": "-part"),
- * or NULL for kpartx's default.
- */
-static const char *kpartx_separator(const struct pa_devlist *l, const struct pa_dev *map)
-{
-	static char sep[32];
-	size_t i, n;
-
-	if (!map->dm_name)
-		return NULL;
-	n = strlen(map->dm_name);
-	for (i = 0; i < l->n; i++) {
-		const struct pa_dev *d = l->v[i];
-		size_t len, end;
-
-		if (d->kind != PA_KIND_PART || d->disk != map || !d->dm_name ||
-		    strncmp(d->dm_name, map->dm_name, n) != 0)
-			continue;
-		len = strlen(d->dm_name);
-		end = len;
-		while (end > n && d->dm_name[end - 1] >= '0' && d->dm_name[end - 1] <= '9')
-			end--;
-		if (end == len || end - n >= sizeof(sep))
-			continue;
-		memcpy(sep, d->dm_name + n, end - n);
-		sep[end - n] = '\0';
-		return sep;
-	}
-	return NULL;
-}
-
-/* Run a helper program; its exit status, or -1 when it could not run. */
-static int run_cmd(char *const argv[])
-{
-	pid_t pid;
-	int st;
-
-	if (posix_spawnp(&pid, argv[0], NULL, NULL, argv, environ) != 0)
-		return -1;
-	if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st))
-		return -1;
-	return WEXITSTATUS(st);
-}
-
-/*
  * Wait (30 s at most) until udevd has handled the events of the new
  * partitions, as udevadm settle does: libudev's view of udevd's queue.
  */
@@ -563,189 +502,159 @@ static void settle(void)
 	udev_unref(udev);
 }
 
-static int wipe_steps(struct pa_writer *w, const struct job *j, bool after)
+/* The hooks of apply_execute(): what fix shows while it writes. */
+struct fix_ctx {
+	const struct opts *o;
+	struct job *j;
+	int status; /* exit bits of a journal or move hook that stopped it */
+};
+
+static int hook_journal(void *arg)
 {
-	const struct pa_plan *p = &j->plan;
-	unsigned int wiped;
-	size_t i;
-	int rc;
+	struct fix_ctx *c = arg;
+	struct job *j = c->j;
 
-	for (i = 0; i < p->n; i++) {
-		const struct pa_step *s = &p->v[i];
-
-		if (s->kind == PA_STEP_CREATE && !after && p->table.signature)
-			rc = apply_wipe(w, 0, p->table.disk_size, &wiped);
-		else if (s->kind == PA_STEP_RECREATE && !after && s->old->signature)
-			rc = apply_wipe(w, s->old->start, s->old->size, &wiped);
-		else if ((s->kind == PA_STEP_RECREATE || s->kind == PA_STEP_CREATE) && after)
-			rc = apply_wipe(w, s->new_start, s->new_size, &wiped);
-		else
-			continue;
-		if (rc < 0) {
-			msg_err(j->dev->path, -rc, "cannot wipe the signatures of partition %u",
-				s->num);
-			return rc;
-		}
-	}
+	c->status = cli_move_journal_new(&c->o->move, j->dev, &j->disk, &j->plan, &j->mv);
+	if (c->status != PA_EXIT_OK)
+		return -ECANCELED;
+	if (c->o->out.format == OUT_TABLE)
+		printf("%s: move journal %s (move id %016" PRIx64 ")\n", j->dev->path,
+		       move_path(j->mv), move_journal(j->mv)->move_id);
 	return 0;
 }
 
-/* Past the gate: backup, wipe, write, tell the kernel, verify.  Returns exit bits. */
-static int execute(const struct opts *o, struct job *j)
+static void hook_saved(void *arg, const char *path)
 {
-	struct label_id after;
-	struct pa_kpart kp[256];
-	struct pa_diags msgs = {0};
-	struct pa_writer *w = NULL;
-	struct pa_extent *regs = NULL;
-	void **bufs = NULL;
-	size_t nregs = 0, nk, i;
-	uint64_t written = 0;
-	char *id = NULL;
-	bool fresh_journal = false;
-	int rc, status = PA_EXIT_OK;
+	struct fix_ctx *c = arg;
 
-	if (j->plan.n > sizeof(kp) / sizeof(kp[0])) {
-		msg_err(j->dev->path, 0, "too many partitions");
+	if (c->o->out.format == OUT_TABLE)
+		printf("%s: table saved to %s\n", c->j->dev->path, path);
+}
+
+static int hook_move(void *arg, struct pa_writer *w)
+{
+	struct fix_ctx *c = arg;
+	struct job *j = c->j;
+
+	c->status = cli_move_run(&c->o->move, j->dev, &j->disk, &j->plan, &j->mv, w,
+				 c->o->out.format == OUT_TABLE);
+	return c->status != PA_EXIT_OK ? -ECANCELED : 0;
+}
+
+static void hook_moved(void *arg)
+{
+	struct fix_ctx *c = arg;
+
+	cli_move_done(c->j->dev, c->j->mv);
+}
+
+static void hook_diags(void *arg, const struct pa_diags *d)
+{
+	msg_diags(d);
+}
+
+/* The message of a write that stopped at r->stage; returns exit bits. */
+static int execute_failed(const struct opts *o, struct job *j, const struct apply_result *r,
+			  int hook_status)
+{
+	const char *path = j->dev->path;
+
+	switch (r->stage) {
+	case APPLY_STAGE_LIMIT:
+		msg_err(path, 0, "too many partitions");
+		return PA_EXIT_ERROR;
+	case APPLY_STAGE_PREPARE:
+		msg_err(path, -r->err, "cannot prepare the new table");
+		return PA_EXIT_ERROR;
+	case APPLY_STAGE_JOURNAL:
+		return hook_status;
+	case APPLY_STAGE_BACKUP:
+		msg_err(path, -r->err, "cannot save the table backup in %s; nothing written",
+			o->backup_dir);
+		return PA_EXIT_ERROR;
+	case APPLY_STAGE_MOVE:
+		j->result = "move interrupted";
+		return hook_status;
+	case APPLY_STAGE_WIPE:
+	case APPLY_STAGE_WIPE_AFTER:
+		msg_err(path, -r->err, "cannot wipe the signatures of partition %u", r->num);
+		return PA_EXIT_ERROR |
+		       (r->stage == APPLY_STAGE_WIPE ? PA_EXIT_MISALIGNED : PA_EXIT_OK);
+	case APPLY_STAGE_WRITE:
+		j->result = "write failed";
+		if (j->mv)
+			/* the data has moved: the old table must not come back */
+			msg_err(path, -r->err, "writing the new table failed after the data "
+					       "moved; finish with 'partalign resume %s'",
+				path);
+		else
+			msg_err(path, -r->err,
+				"writing the new table failed; the backup is %s (partalign "
+				"restore)",
+				j->backup);
+		return PA_EXIT_ERROR | PA_EXIT_MISALIGNED;
+	default:
+		msg_err(path, -r->err, "cannot open for writing");
 		return PA_EXIT_ERROR;
 	}
-	nk = kparts_of(&j->plan, kp);
-	if (j->plan.changes) {
-		rc = apply_shadow_regions(j->sh, &regs, &nregs);
-		bufs = calloc(nregs ? nregs : 1, sizeof(*bufs));
-		if (rc == 0 && !bufs)
-			rc = -ENOMEM;
-		for (i = 0; rc == 0 && i < nregs; i++)
-			rc = apply_shadow_read(j->sh, &regs[i], &bufs[i]);
-		if (rc < 0) {
-			msg_err(j->dev->path, -rc, "cannot prepare the new table");
-			status = PA_EXIT_ERROR;
-			goto out;
-		}
-		/* a new move's journal first: the backup records its move id */
-		if (o->plan.move_data && !j->mv) {
-			status = cli_move_journal_new(&o->move, j->dev, &j->disk, &j->plan, &j->mv);
-			if (status != PA_EXIT_OK)
-				goto out;
-			fresh_journal = true;
-			if (o->out.format == OUT_TABLE)
-				printf("%s: move journal %s (move id %016" PRIx64 ")\n", j->dev->path,
-				       move_path(j->mv), move_journal(j->mv)->move_id);
-		}
-		id = apply_disk_id(j->dev);
-		rc = id ? apply_shadow_identity(j->sh, &after) : -ENOMEM;
-		if (rc == 0)
-			rc = apply_backup_save(&j->disk, o->backup_dir, id, regs, nregs, &after,
-					       j->mv ? move_journal(j->mv)->move_id : 0,
-					       &j->backup);
-		if (rc < 0 && fresh_journal) {
-			/* nothing was written to the disk: the journal goes with the plan */
-			move_finish(j->mv);
-			move_free(j->mv);
-			j->mv = NULL;
-		}
-		if (rc < 0) {
-			msg_err(j->dev->path, -rc, "cannot save the table backup in %s; nothing written",
-				o->backup_dir);
-			status = PA_EXIT_ERROR;
-			goto out;
-		}
-		if (o->out.format == OUT_TABLE)
-			printf("%s: table saved to %s\n", j->dev->path, j->backup);
-	}
-	rc = apply_gate_open(&j->disk, &w);
-	if (rc < 0) {
-		msg_err(j->dev->path, -rc, "cannot open for writing");
-		status = PA_EXIT_ERROR;
-		goto out;
-	}
-	if (o->plan.move_data) {
-		status = cli_move_run(&o->move, j->dev, &j->disk, &j->plan, &j->mv, w,
-				      o->out.format == OUT_TABLE);
-		if (status != PA_EXIT_OK) {
-			j->result = "move interrupted";
-			goto out;
-		}
-	}
-	if (j->plan.changes) {
-		if (o->plan.discard_data && wipe_steps(w, j, false) < 0) {
-			status = PA_EXIT_ERROR | PA_EXIT_MISALIGNED;
-			goto out;
-		}
-		rc = apply_write_regions(w, regs, bufs, nregs, &written);
-		if (rc < 0 && j->mv) {
-			/* the data has moved: the old table must not come back */
-			msg_err(j->dev->path, -rc, "writing the new table failed after the data "
-						   "moved; finish with 'partalign resume %s'",
-				j->dev->path);
-			j->result = "write failed";
-			status = PA_EXIT_ERROR | PA_EXIT_MISALIGNED;
-			goto out;
-		}
-		if (rc < 0) {
-			msg_err(j->dev->path, -rc,
-				"writing the new table failed; the backup is %s (partalign restore)",
-				j->backup);
-			j->result = "write failed";
-			status = PA_EXIT_ERROR | PA_EXIT_MISALIGNED;
-			goto out;
-		}
-		if (o->plan.discard_data && wipe_steps(w, j, true) < 0) {
-			status = PA_EXIT_ERROR;
-			goto out;
-		}
-	}
-	status = PA_EXIT_CHANGED;
-	cli_move_done(j->dev, j->mv);
-	rc = apply_kernel_sync(&j->disk, j->dev, kp, nk, &msgs);
-	msg_diags(&msgs);
-	if (rc == 0 && !apply_kernel_matches(j->dev, kp, nk))
-		rc = -EBUSY;
-	if (rc == -EOPNOTSUPP) {
-		/*
-		 * A multipath map: its partitions are dm maps that kpartx keeps.
-		 * kpartx must be able to open the map, so let it go first, and
-		 * name the maps as the ones there now (Debian: "-part").
-		 */
-		const char *sep = kpartx_separator(&j->devs, j->dev);
-		char *argv[] = {"kpartx", "-u", "-p", (char *)sep, (char *)j->dev->path, NULL};
+}
 
-		apply_gate_close(w);
-		w = NULL;
-		apply_disk_close(&j->disk);
+/* Past the gate: apply_execute() and what it did.  Returns exit bits. */
+static int execute(const struct opts *o, struct job *j)
+{
+	struct fix_ctx c = {.o = o, .j = j};
+	const struct apply_hooks hooks = {.arg = &c,
+					  .journal = hook_journal,
+					  .saved = hook_saved,
+					  .move = hook_move,
+					  .moved = hook_moved,
+					  .diags = hook_diags};
+	const struct apply_job job = {.disk = &j->disk,
+				      .dev = j->dev,
+				      .devs = &j->devs,
+				      .backup_dir = o->backup_dir,
+				      .plan = &j->plan,
+				      .sh = j->sh,
+				      .discard = o->plan.discard_data,
+				      .move = o->plan.move_data,
+				      .kpartx = true,
+				      .mv = &j->mv,
+				      .hooks = &hooks};
+	struct apply_result r;
+	const char *sep;
+	int rc = apply_execute(&job, &r), status = PA_EXIT_CHANGED;
+
+	j->backup = r.backup;
+	r.backup = NULL;
+	if (r.disk_closed)
 		j->opened = false;
-		if (!sep) {
-			argv[2] = (char *)j->dev->path;
-			argv[3] = NULL;
-		}
-		if (run_cmd(argv) == 0) {
-			j->result = "fixed, partition maps updated by kpartx";
-		} else {
-			msg_err(j->dev->path, 0, "table written; update the partition maps with "
-						 "'kpartx -u%s%s %s'", sep ? " -p " : "", sep ? sep : "",
-				j->dev->path);
-			j->result = "written, partition maps not updated";
-			status |= PA_EXIT_REBOOT;
-		}
-	} else if (rc < 0) {
+	if (rc < 0)
+		return execute_failed(o, j, &r, c.status);
+	sep = r.kpartx_sep;
+	switch (r.kernel) {
+	case APPLY_KERNEL_KPARTX:
+		j->result = "fixed, partition maps updated by kpartx";
+		break;
+	case APPLY_KERNEL_KPARTX_FAILED:
+		msg_err(j->dev->path, 0, "table written; update the partition maps with "
+					 "'kpartx -u%s%s %s'", sep ? " -p " : "", sep ? sep : "",
+			j->dev->path);
+		j->result = "written, partition maps not updated";
+		status |= PA_EXIT_REBOOT;
+		break;
+	case APPLY_KERNEL_STALE:
 		msg_err(j->dev->path, 0, "table written, but the kernel still uses the old one: "
 					 "reboot, or re-read the table when the disk is not in use");
 		j->result = "written, kernel has the old table";
 		status |= PA_EXIT_REBOOT;
-	} else {
+		break;
+	case APPLY_KERNEL_SYNCED:
 		j->result = j->plan.changes ? "fixed" : "kernel updated";
+		break;
 	}
 	if (o->out.format == OUT_TABLE)
 		printf("%s: %s (%" PRIu64 " bytes of label written)\n", j->dev->path, j->result,
-		       written);
-out:
-	apply_gate_close(w);
-	for (i = 0; bufs && i < nregs; i++)
-		free(bufs[i]);
-	free(bufs);
-	free(regs);
-	free(id);
-	pa_diags_free(&msgs);
+		       r.written);
 	return status;
 }
 

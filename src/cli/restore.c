@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "apply/apply.h"
+#include "apply/execute.h"
 #include "apply/label.h"
 #include "cli/cli.h"
 #include "core/marker.h"
@@ -48,34 +49,6 @@ static void usage(FILE *f)
 	      "Exit status: 0 nothing to do, 1 restored, 2 restored but the kernel\n"
 	      "has the old table, 8 error or refused, 16 usage error.\n",
 	      f);
-}
-
-/* The partitions of the table now on the disk, for the kernel. */
-static int table_parts(struct pa_disk *d, struct pa_kpart *k, size_t max, size_t *n)
-{
-	struct pa_diags msgs = {0};
-	struct pa_shadow *sh = NULL;
-	struct pa_table t;
-	size_t i;
-	int rc = apply_table_read(d, &sh, &t, &msgs);
-
-	msg_diags(&msgs);
-	pa_diags_free(&msgs);
-	if (rc == 0 && t.unreadable) {
-		/* libparted cannot read what was written: tell the kernel nothing */
-		plan_table_free(&t);
-		apply_shadow_free(sh);
-		rc = -EIO;
-	}
-	if (rc < 0)
-		return rc;
-	*n = 0;
-	for (i = 0; i < t.n && *n < max; i++)
-		k[(*n)++] = (struct pa_kpart){t.v[i].num, t.v[i].start,
-					      t.v[i].extended ? t.logical * 2ull : t.v[i].size};
-	plan_table_free(&t);
-	apply_shadow_free(sh);
-	return 0;
 }
 
 /* Scan @arg and its neighbourhood into @l and find it there. */
@@ -181,20 +154,123 @@ static int identity_ok(const struct pa_backup *b, struct pa_disk *d, const char 
 	return rc;
 }
 
+static void hook_saved(void *arg, const char *path)
+{
+	const struct pa_dev *dev = arg;
+
+	printf("%s: current table saved to %s\n", dev->path, path);
+}
+
+static void hook_diags(void *arg, const struct pa_diags *d)
+{
+	msg_diags(d);
+}
+
+/*
+ * Past the last refusal (apply_execute): what is there now is worth a
+ * backup too (@save); the table restored goes over it, then the kernel is
+ * told.  Returns exit bits.
+ */
+static int write_back(const struct pa_backup *b, struct pa_disk *d, const struct pa_devlist *l,
+		      const struct pa_dev *dev, const struct ropts *o,
+		      const struct pa_extent *save, size_t nsave)
+{
+	const struct apply_hooks hooks = {
+	    .arg = (void *)dev, .saved = hook_saved, .diags = hook_diags};
+	const struct apply_job job = {.disk = d,
+				      .dev = dev,
+				      .devs = l,
+				      .backup_dir = o->backup_dir,
+				      .restore = b,
+				      .save = save,
+				      .nsave = nsave,
+				      .hooks = &hooks};
+	struct apply_result r;
+	int rc = apply_execute(&job, &r), status = PA_EXIT_OK;
+
+	apply_result_free(&r);
+	if (rc < 0 && r.stage == APPLY_STAGE_BACKUP) {
+		msg_err(dev->path, -rc, "cannot save the current table in %s; nothing written",
+			o->backup_dir);
+		return PA_EXIT_ERROR;
+	}
+	if (rc < 0) {
+		msg_err(dev->path, -rc, "restore failed");
+		return PA_EXIT_ERROR;
+	}
+	if (r.written)
+		status |= PA_EXIT_CHANGED;
+	if (r.kernel != APPLY_KERNEL_SYNCED) {
+		msg_err(dev->path, 0, "restored, but the kernel still uses the old table");
+		status |= PA_EXIT_REBOOT | PA_EXIT_CHANGED;
+	}
+	printf("%s: %s (%" PRIu64 " bytes written)\n", dev->path,
+	       r.written ? "restored" : "already holds this table", r.written);
+	return status;
+}
+
+/* The disk itself: write-protected, an unfinished move, a backup taken before one. */
+static int disk_refusal(const struct pa_backup *b, struct pa_disk *d, const struct pa_dev *dev)
+{
+	struct pa_marker mk;
+	int rc;
+
+	if (apply_disk_is_readonly(d)) {
+		msg_err(dev->path, 0, "refused: %s is read-only (write-protected)", dev->path);
+		return PA_EXIT_ERROR;
+	}
+	rc = apply_disk_marker(d, &mk);
+	if (rc != 0) {
+		if (rc > 0)
+			msg_err(dev->path, 0,
+				"refused: an unfinished data move (move id %0*" PRIx64
+				") is recorded on the disk: finish it with 'partalign resume %s'",
+				mk.id32 ? 8 : 16, mk.move_id, dev->path);
+		else
+			msg_err(dev->path, -rc, "cannot read the partition table");
+		return PA_EXIT_ERROR;
+	}
+	if (b->move_id) {
+		msg_err(dev->path, 0,
+			"refused: the backup was taken before data move %016" PRIx64
+			"; its partitions' data has moved since",
+			b->move_id);
+		return PA_EXIT_ERROR;
+	}
+	return PA_EXIT_OK;
+}
+
+/* The backup must be of a disk of this size and sector size, its regions on it. */
+static int backup_refusal(const struct pa_backup *b, const struct pa_disk *d,
+			  const struct pa_dev *dev)
+{
+	size_t i;
+
+	if (d->size != b->size || d->logical != b->logical) {
+		msg_err(dev->path, 0,
+			"refused: the backup is of a %" PRIu64 "-byte disk with %" PRIu32
+			"-byte sectors, this one has %" PRIu64 " and %" PRIu32,
+			b->size, b->logical, d->size, d->logical);
+		return PA_EXIT_ERROR;
+	}
+	for (i = 0; i < b->n; i++)
+		if (b->regs[i].off + b->regs[i].len > d->size || b->regs[i].off % d->logical ||
+		    b->regs[i].len % d->logical) {
+			msg_err(dev->path, 0, "refused: the backup has a region off the disk");
+			return PA_EXIT_ERROR;
+		}
+	return PA_EXIT_OK;
+}
+
 static int restore(const struct pa_backup *b, const char *file, const char *arg,
 		   struct pa_devlist *l, struct pa_dev *dev, const struct ropts *o)
 {
-	struct pa_diags msgs = {0};
-	struct pa_writer *w = NULL;
 	struct pa_disk d;
-	struct pa_marker mk;
-	struct pa_kpart k[256];
-	char *id = NULL, *inuse = NULL, *saved = NULL;
+	char *id = NULL, *inuse = NULL;
 	dev_t was = makedev(dev->major, dev->minor), now = 0;
-	uint64_t written = 0, bad = 0;
-	struct pa_extent *regs = NULL, *save = NULL;
-	void **bufs = NULL;
-	size_t n = 0, i, nregs = 0, nsave = 0;
+	uint64_t bad = 0;
+	struct pa_extent *save = NULL;
+	size_t nsave = 0;
 	int rc, status = PA_EXIT_OK;
 
 	if (b->format == 1)
@@ -244,51 +320,17 @@ static int restore(const struct pa_backup *b, const char *file, const char *arg,
 		status = PA_EXIT_ERROR;
 		goto out;
 	}
-	if (apply_disk_is_readonly(&d)) {
-		msg_err(dev->path, 0, "refused: %s is read-only (write-protected)", dev->path);
-		status = PA_EXIT_ERROR;
+	status = disk_refusal(b, &d, dev);
+	if (status != PA_EXIT_OK)
 		goto out;
-	}
-	rc = apply_disk_marker(&d, &mk);
-	if (rc != 0) {
-		if (rc > 0)
-			msg_err(dev->path, 0,
-				"refused: an unfinished data move (move id %0*" PRIx64
-				") is recorded on the disk: finish it with 'partalign resume %s'",
-				mk.id32 ? 8 : 16, mk.move_id, dev->path);
-		else
-			msg_err(dev->path, -rc, "cannot read the partition table");
-		status = PA_EXIT_ERROR;
-		goto out;
-	}
-	if (b->move_id) {
-		msg_err(dev->path, 0,
-			"refused: the backup was taken before data move %016" PRIx64
-			"; its partitions' data has moved since",
-			b->move_id);
-		status = PA_EXIT_ERROR;
-		goto out;
-	}
 	id = apply_disk_id(dev);
 	if (!id) {
 		status = PA_EXIT_ERROR;
 		goto out;
 	}
-	if (d.size != b->size || d.logical != b->logical) {
-		msg_err(dev->path, 0,
-			"refused: the backup is of a %" PRIu64 "-byte disk with %" PRIu32
-			"-byte sectors, this one has %" PRIu64 " and %" PRIu32,
-			b->size, b->logical, d.size, d.logical);
-		status = PA_EXIT_ERROR;
+	status = backup_refusal(b, &d, dev);
+	if (status != PA_EXIT_OK)
 		goto out;
-	}
-	for (i = 0; i < b->n; i++)
-		if (b->regs[i].off + b->regs[i].len > d.size || b->regs[i].off % d.logical ||
-		    b->regs[i].len % d.logical) {
-			msg_err(dev->path, 0, "refused: the backup has a region off the disk");
-			status = PA_EXIT_ERROR;
-			goto out;
-		}
 	status = identity_ok(b, &d, dev->path, id, o->force);
 	if (status != PA_EXIT_OK)
 		goto out;
@@ -316,51 +358,11 @@ static int restore(const struct pa_backup *b, const char *file, const char *arg,
 			goto out;
 		}
 	}
-	/* what is there now is worth a backup too; the table restored goes over it */
-	rc = apply_backup_save(&d, o->backup_dir, id, save, nsave,
-			       b->label->kind != LABEL_ID_NONE ? b->label : NULL, 0,
-			       &saved);
-	if (rc < 0) {
-		msg_err(dev->path, -rc,
-			"cannot save the current table in %s; nothing written",
-			o->backup_dir);
-		status = PA_EXIT_ERROR;
-		goto out;
-	}
-	printf("%s: current table saved to %s\n", dev->path, saved);
-	rc = apply_backup_order(b, &regs, &bufs, &nregs);
-	if (rc == 0)
-		rc = apply_gate_open(&d, &w);
-	if (rc == 0)
-		rc = apply_write_regions(w, regs, bufs, nregs, &written);
-	if (rc < 0) {
-		msg_err(dev->path, -rc, "restore failed");
-		status = PA_EXIT_ERROR;
-		goto out;
-	}
-	if (written)
-		status |= PA_EXIT_CHANGED;
-	rc = table_parts(&d, k, sizeof(k) / sizeof(k[0]), &n);
-	if (rc == 0)
-		rc = apply_kernel_sync(&d, dev, k, n, &msgs);
-	msg_diags(&msgs);
-	if (rc == 0 && !apply_kernel_matches(dev, k, n))
-		rc = -EBUSY;
-	if (rc < 0) {
-		msg_err(dev->path, 0, "restored, but the kernel still uses the old table");
-		status |= PA_EXIT_REBOOT | PA_EXIT_CHANGED;
-	}
-	printf("%s: %s (%" PRIu64 " bytes written)\n", dev->path,
-	       written ? "restored" : "already holds this table", written);
+	status = write_back(b, &d, l, dev, o, save, nsave);
 out:
-	apply_gate_close(w);
 	apply_disk_close(&d);
-	pa_diags_free(&msgs);
 	free(inuse);
-	free(saved);
 	free(save);
-	free(regs);
-	free(bufs);
 	free(id);
 	return status;
 }

@@ -1,0 +1,330 @@
+/*
+ * One write orchestration for fix, resume and restore (execute.h): what
+ * happens past the last refusal, in the order that keeps a disk
+ * recoverable: the backup before the gate, the data move before the table
+ * that points at it, the kernel told last.  Nothing here prints; the
+ * caller's hooks and the result carry everything the user is told.
+ *
+ * The caller owns the job's disk, shadow, plan and journal; the regions
+ * and buffers read here are freed here; r->backup goes to the caller.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "apply/execute.h"
+#include "apply/label.h"
+
+extern char **environ;
+
+#define MAX_KPARTS 256
+
+/* What the table write writes: regions, their contents, how many. */
+struct regions {
+	struct pa_extent *regs;
+	void **bufs;
+	size_t n;
+	bool borrowed; /* restore: the buffers point into the backup */
+};
+
+static void regions_free(struct regions *g)
+{
+	size_t i;
+
+	for (i = 0; g->bufs && !g->borrowed && i < g->n; i++)
+		free(g->bufs[i]);
+	free(g->bufs);
+	free(g->regs);
+}
+
+/* fix: the sectors the staged table changes, as the shadow holds them. */
+static int regions_of_shadow(struct pa_shadow *sh, struct regions *g)
+{
+	size_t i;
+	int rc = apply_shadow_regions(sh, &g->regs, &g->n);
+
+	g->bufs = calloc(g->n ? g->n : 1, sizeof(*g->bufs));
+	if (rc == 0 && !g->bufs)
+		rc = -ENOMEM;
+	for (i = 0; rc == 0 && i < g->n; i++)
+		rc = apply_shadow_read(sh, &g->regs[i], &g->bufs[i]);
+	return rc;
+}
+
+/* The kernel's partitions after a fix: the plan's steps but the dropped ones. */
+static size_t kparts_of_plan(const struct pa_plan *p, struct pa_kpart *k)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < p->n; i++)
+		if (p->v[i].kind != PA_STEP_DROP)
+			k[n++] = (struct pa_kpart){p->v[i].num, p->v[i].new_start,
+						   p->v[i].new_size};
+	return n;
+}
+
+/* After a restore: the partitions of the table now on the disk. */
+static int kparts_of_disk(const struct apply_job *job, struct pa_kpart *k, size_t *n)
+{
+	struct pa_diags msgs = {0};
+	struct pa_shadow *sh = NULL;
+	struct pa_table t;
+	size_t i;
+	int rc = apply_table_read(job->disk, &sh, &t, &msgs);
+
+	if (job->hooks->diags)
+		job->hooks->diags(job->hooks->arg, &msgs);
+	pa_diags_free(&msgs);
+	if (rc == 0 && t.unreadable) {
+		/* libparted cannot read what was written: tell the kernel nothing */
+		plan_table_free(&t);
+		apply_shadow_free(sh);
+		rc = -EIO;
+	}
+	if (rc < 0)
+		return rc;
+	*n = 0;
+	/* the kernel sizes a dos extended container as two sectors */
+	for (i = 0; i < t.n && *n < MAX_KPARTS; i++)
+		k[(*n)++] = (struct pa_kpart){t.v[i].num, t.v[i].start,
+					      t.v[i].extended ? t.logical * 2ull : t.v[i].size};
+	plan_table_free(&t);
+	apply_shadow_free(sh);
+	return 0;
+}
+
+/*
+ * --discard-data: before the write, the signatures the plan destroys (the
+ * whole disk's for --new, each re-created partition's old area); after it,
+ * whatever the new partitions' areas hold.
+ */
+static int wipe_steps(struct pa_writer *w, const struct pa_plan *p, bool after,
+		      unsigned int *num)
+{
+	unsigned int wiped;
+	size_t i;
+	int rc;
+
+	for (i = 0; i < p->n; i++) {
+		const struct pa_step *s = &p->v[i];
+
+		if (s->kind == PA_STEP_CREATE && !after && p->table.signature)
+			rc = apply_wipe(w, 0, p->table.disk_size, &wiped);
+		else if (s->kind == PA_STEP_RECREATE && !after && s->old->signature)
+			rc = apply_wipe(w, s->old->start, s->old->size, &wiped);
+		else if ((s->kind == PA_STEP_RECREATE || s->kind == PA_STEP_CREATE) && after)
+			rc = apply_wipe(w, s->new_start, s->new_size, &wiped);
+		else
+			continue;
+		if (rc < 0) {
+			*num = s->num;
+			return rc;
+		}
+	}
+	return 0;
+}
+
+/* The table backup, before the gate: fix's of @g, restore's of job->save. */
+static int save_backup(const struct apply_job *job, const struct regions *g,
+		       struct apply_result *r)
+{
+	struct label_id after;
+	const struct pa_backup *b = job->restore;
+	char *id = apply_disk_id(job->dev);
+	uint64_t move_id = job->mv && *job->mv ? move_journal(*job->mv)->move_id : 0;
+	int rc;
+
+	if (!id)
+		return -ENOMEM;
+	if (b)
+		rc = apply_backup_save(job->disk, job->backup_dir, id, job->save, job->nsave,
+				       b->label->kind != LABEL_ID_NONE ? b->label : NULL, 0,
+				       &r->backup);
+	else if ((rc = apply_shadow_identity(job->sh, &after)) == 0)
+		rc = apply_backup_save(job->disk, job->backup_dir, id, g->regs, g->n, &after,
+				       move_id, &r->backup);
+	free(id);
+	return rc;
+}
+
+/*
+ * The separator kpartx put between the map's name and the partition number
+ * in the names of the partition maps there now ("mpatha-part1": "-part"),
+ * or NULL for kpartx's default.
+ */
+static const char *kpartx_separator(const struct pa_devlist *l, const struct pa_dev *map)
+{
+	static char sep[32];
+	size_t i, n;
+
+	if (!map->dm_name)
+		return NULL;
+	n = strlen(map->dm_name);
+	for (i = 0; i < l->n; i++) {
+		const struct pa_dev *d = l->v[i];
+		size_t len, end;
+
+		if (d->kind != PA_KIND_PART || d->disk != map || !d->dm_name ||
+		    strncmp(d->dm_name, map->dm_name, n) != 0)
+			continue;
+		len = strlen(d->dm_name);
+		end = len;
+		while (end > n && d->dm_name[end - 1] >= '0' && d->dm_name[end - 1] <= '9')
+			end--;
+		if (end == len || end - n >= sizeof(sep))
+			continue;
+		memcpy(sep, d->dm_name + n, end - n);
+		sep[end - n] = '\0';
+		return sep;
+	}
+	return NULL;
+}
+
+/* Run a helper program; its exit status, or -1 when it could not run. */
+static int run_cmd(char *const argv[])
+{
+	pid_t pid;
+	int st;
+
+	if (posix_spawnp(&pid, argv[0], NULL, NULL, argv, environ) != 0)
+		return -1;
+	if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st))
+		return -1;
+	return WEXITSTATUS(st);
+}
+
+/*
+ * Tell the kernel.  A multipath map's partitions are dm maps that kpartx
+ * keeps: kpartx must be able to open the map, so the gate and the disk go
+ * first, and the maps are named as the ones there now (Debian: "-part").
+ */
+static void kernel_step(const struct apply_job *job, const struct pa_kpart *kp, size_t nk,
+			struct pa_writer **w, struct apply_result *r)
+{
+	struct pa_diags msgs = {0};
+	int rc = apply_kernel_sync(job->disk, job->dev, kp, nk, &msgs);
+
+	if (job->hooks->diags)
+		job->hooks->diags(job->hooks->arg, &msgs);
+	pa_diags_free(&msgs);
+	if (rc == 0 && !apply_kernel_matches(job->dev, kp, nk))
+		rc = -EBUSY;
+	if (rc == -EOPNOTSUPP && job->kpartx) {
+		const char *sep = kpartx_separator(job->devs, job->dev);
+		char *argv[] = {"kpartx", "-u", "-p", (char *)sep, (char *)job->dev->path, NULL};
+
+		apply_gate_close(*w);
+		*w = NULL;
+		apply_disk_close(job->disk);
+		r->disk_closed = true;
+		r->kpartx_sep = sep;
+		if (!sep) {
+			argv[2] = (char *)job->dev->path;
+			argv[3] = NULL;
+		}
+		r->kernel = run_cmd(argv) == 0 ? APPLY_KERNEL_KPARTX : APPLY_KERNEL_KPARTX_FAILED;
+	} else {
+		r->kernel = rc < 0 ? APPLY_KERNEL_STALE : APPLY_KERNEL_SYNCED;
+	}
+}
+
+static int stop(struct apply_result *r, enum apply_stage stage, int err)
+{
+	r->stage = stage;
+	r->err = err;
+	return err;
+}
+
+/* Past the gate: move, wipe, write, wipe; 0 or the -errno of r->stage. */
+static int write_step(const struct apply_job *job, struct pa_writer *w, struct regions *g,
+		      bool write, struct apply_result *r)
+{
+	const struct apply_hooks *h = job->hooks;
+	int rc;
+
+	if (job->move && h->move && h->move(h->arg, w) < 0)
+		return stop(r, APPLY_STAGE_MOVE, -ECANCELED);
+	if (!write)
+		return 0;
+	if (job->discard && (rc = wipe_steps(w, job->plan, false, &r->num)) < 0)
+		return stop(r, APPLY_STAGE_WIPE, rc);
+	if (job->restore && (rc = apply_backup_order(job->restore, &g->regs, &g->bufs,
+						     &g->n)) < 0)
+		return stop(r, APPLY_STAGE_ORDER, rc);
+	rc = apply_write_regions(w, g->regs, g->bufs, g->n, &r->written);
+	if (rc < 0)
+		return stop(r, APPLY_STAGE_WRITE, rc);
+	if (job->discard && (rc = wipe_steps(w, job->plan, true, &r->num)) < 0)
+		return stop(r, APPLY_STAGE_WIPE_AFTER, rc);
+	return 0;
+}
+
+int apply_execute(const struct apply_job *job, struct apply_result *r)
+{
+	const struct apply_hooks *h = job->hooks;
+	struct regions g = {.borrowed = job->restore != NULL};
+	struct pa_kpart kp[MAX_KPARTS];
+	struct pa_writer *w = NULL;
+	bool write = job->restore || job->plan->changes, fresh = false;
+	size_t nk = 0;
+	int rc;
+
+	memset(r, 0, sizeof(*r));
+	if (!job->restore && job->plan->n > MAX_KPARTS)
+		return stop(r, APPLY_STAGE_LIMIT, -E2BIG);
+	if (!job->restore)
+		nk = kparts_of_plan(job->plan, kp);
+	if (write && !job->restore && (rc = regions_of_shadow(job->sh, &g)) < 0) {
+		rc = stop(r, APPLY_STAGE_PREPARE, rc);
+		goto out;
+	}
+	/* a new move's journal first: the backup records its move id */
+	if (write && job->move && !*job->mv && h->journal) {
+		if (h->journal(h->arg) < 0) {
+			rc = stop(r, APPLY_STAGE_JOURNAL, -ECANCELED);
+			goto out;
+		}
+		fresh = true;
+	}
+	if (write && (rc = save_backup(job, &g, r)) < 0) {
+		if (fresh) {
+			/* nothing was written to the disk: the journal goes with the plan */
+			move_finish(*job->mv);
+			move_free(*job->mv);
+			*job->mv = NULL;
+		}
+		rc = stop(r, APPLY_STAGE_BACKUP, rc);
+		goto out;
+	}
+	if (write && h->saved)
+		h->saved(h->arg, r->backup);
+	rc = apply_gate_open(job->disk, &w);
+	if (rc < 0) {
+		rc = stop(r, APPLY_STAGE_GATE, rc);
+		goto out;
+	}
+	rc = write_step(job, w, &g, write, r);
+	if (rc < 0)
+		goto out;
+	if (job->mv && *job->mv && h->moved)
+		h->moved(h->arg);
+	if (job->restore && kparts_of_disk(job, kp, &nk) < 0)
+		r->kernel = APPLY_KERNEL_STALE;
+	else
+		kernel_step(job, kp, nk, &w, r);
+	rc = 0;
+out:
+	apply_gate_close(w);
+	regions_free(&g);
+	return rc;
+}
+
+void apply_result_free(struct apply_result *r)
+{
+	free(r->backup);
+	r->backup = NULL;
+}

@@ -1,0 +1,101 @@
+/*
+ * The one write orchestration of fix and restore, past the last refusal:
+ * backup, the gate, the data move (fix --move-data), wipes, the table
+ * write, the kernel's partitions, kpartx for a multipath map.  It prints
+ * nothing: the cli passes hooks for what it shows while the sequence runs
+ * and turns the result into its messages and exit bits.
+ */
+#ifndef PARTALIGN_APPLY_EXECUTE_H
+#define PARTALIGN_APPLY_EXECUTE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "apply/apply.h"
+#include "apply/move.h"
+
+/*
+ * Called while the sequence runs, in this order; any may be NULL.  The
+ * hooks that return an int return 0 to go on, or < 0 to stop there (the
+ * cli keeps its own reason).
+ */
+struct apply_hooks {
+	void *arg;
+	/* --move-data, a new move: create its journal into *job->mv (before the backup) */
+	int (*journal)(void *arg);
+	/* the table backup is saved at @path (before the gate) */
+	void (*saved)(void *arg, const char *path);
+	/* --move-data: past the gate, before the table write, move the data */
+	int (*move)(void *arg, struct pa_writer *w);
+	/* the new table is written: the move's journal is done with */
+	void (*moved)(void *arg);
+	/* what libparted said reading the table back, and the kernel sync's notes */
+	void (*diags)(void *arg, const struct pa_diags *d);
+};
+
+struct apply_job {
+	struct pa_disk *disk;          /* open and locked; closed only for kpartx */
+	const struct pa_dev *dev;      /* the whole disk as scanned under the lock */
+	const struct pa_devlist *devs; /* its neighbourhood (the kpartx map names) */
+	const char *backup_dir;
+	/* fix: the plan, staged in @sh (a plan without changes writes no table) */
+	const struct pa_plan *plan;
+	struct pa_shadow *sh;
+	bool discard;  /* --discard-data: wipe signatures before and after the write */
+	bool move;     /* --move-data: the journal and move hooks run */
+	bool kpartx;   /* a map whose partitions the kernel cannot take: run kpartx */
+	struct pa_mover **mv; /* --move-data: the journal, NULL before a new move */
+	/* restore: the backup to write back, and the extents to back up first */
+	const struct pa_backup *restore;
+	const struct pa_extent *save;
+	size_t nsave;
+	const struct apply_hooks *hooks;
+};
+
+/* Where the sequence stopped (APPLY_STAGE_DONE: it ran to the end). */
+enum apply_stage {
+	APPLY_STAGE_DONE = 0,
+	APPLY_STAGE_LIMIT,      /* more partitions than the kernel step handles */
+	APPLY_STAGE_PREPARE,    /* reading the new table's sectors from the shadow */
+	APPLY_STAGE_JOURNAL,    /* the journal hook */
+	APPLY_STAGE_BACKUP,     /* nothing written */
+	APPLY_STAGE_GATE,
+	APPLY_STAGE_MOVE,       /* the move hook */
+	APPLY_STAGE_WIPE,       /* before the table write; ->num */
+	APPLY_STAGE_ORDER,      /* restore: splitting the backup's regions */
+	APPLY_STAGE_WRITE,      /* the table write */
+	APPLY_STAGE_WIPE_AFTER, /* the new partitions' areas; ->num */
+};
+
+/* What the kernel has after the write. */
+enum apply_kernel {
+	APPLY_KERNEL_SYNCED,        /* the new partitions */
+	APPLY_KERNEL_STALE,         /* the old ones (busy, or cannot tell) */
+	APPLY_KERNEL_KPARTX,        /* a map: kpartx updated its partition maps */
+	APPLY_KERNEL_KPARTX_FAILED, /* a map: kpartx failed */
+};
+
+struct apply_result {
+	enum apply_stage stage;
+	int err;               /* -errno of the stage that failed */
+	unsigned int num;      /* the partition of a failed wipe */
+	char *backup;          /* the table backup (malloc'd), once saved */
+	uint64_t written;      /* bytes of label written */
+	enum apply_kernel kernel;
+	const char *kpartx_sep; /* the -p SEPARATOR given to kpartx, NULL for none */
+	bool disk_closed;       /* job->disk was closed for kpartx */
+};
+
+/*
+ * Run @job: backup (fix: of the sectors the new table writes, recording its
+ * identity and the move id; restore: of @save), gate, move, wipe, write,
+ * wipe, journal done, the kernel's partitions (fix: the plan's; restore:
+ * the table now on the disk), kpartx.  0 when the table is written (the
+ * kernel's state in r->kernel), else the -errno of r->stage.  The caller
+ * frees r->backup (apply_result_free).
+ */
+int apply_execute(const struct apply_job *job, struct apply_result *r);
+void apply_result_free(struct apply_result *r);
+
+#endif
