@@ -1,7 +1,7 @@
 /*
- * fix --move-data and resume on the command line: the hooks plan.c and
- * check.c call, implemented in resume.c.  They print; src/apply/move.c
- * does not.
+ * fix --move-data and resume on the command line: the hooks plan.c, fix.c
+ * and check.c call, implemented in move-cli.c (cli_move_warn_pending in
+ * move-pending.c).  They print; src/apply/move.c does not.
  */
 #ifndef PARTALIGN_MOVE_CLI_H
 #define PARTALIGN_MOVE_CLI_H

@@ -1,8 +1,9 @@
 /*
- * partalign plan, fix and restore.  `plan` is `fix` that stops at the write
- * gate: both scan the named disks, lock them, read each table into a
- * shadow, compute the plan, stage it in the shadow with libparted and show
- * it.  Only `fix` (and `restore`) then call apply_gate_open().
+ * partalign plan and fix, and fix_run() that resume shares.  `plan` is
+ * `fix` that stops at the write gate: both scan the named disks, lock
+ * them, read each table into a shadow, compute the plan, stage it in the
+ * shadow with libparted and show it.  Only `fix` then hands the disk to
+ * fix_execute() (fix.c), whose apply_execute() opens the gate.
  */
 #include "config.h"
 
@@ -17,9 +18,8 @@
 #include <unistd.h>
 
 #include "apply/apply.h"
-#include "apply/execute.h"
 #include "cli/cli.h"
-#include "cli/move-cli.h"
+#include "cli/fix.h"
 #include "core/exitcodes.h"
 #include "core/plan.h"
 #include "core/units.h"
@@ -103,33 +103,7 @@ static const int script_defaults[] = {
 	PC_OLD_PHYS,  PC_OLD_OPT,    PC_OLD_POLICY, PC_NEW_PHYS, PC_NEW_OPT, PC_NEW_POLICY,
 	PC_DESTROYS,  PC_GRAIN,      PC_REFUSED,  PC_NOTE,      PC_RESULT,   PC_BACKUP};
 
-struct opts {
-	bool fix;
-	bool yes;
-	const char *name;
-	const char *backup_dir;
-	int wait_ms;
-	struct pa_plan_opts plan;
-	struct out_opts out;
-	struct cli_move_opts move; /* --move-data: journal, --verify, --quiet */
-};
-
-struct job {
-	struct pa_devlist devs; /* this disk and its neighbourhood, scanned under the lock */
-	const struct pa_dev *dev;
-	struct pa_disk disk;
-	bool opened;
-	struct pa_shadow *sh;
-	struct pa_plan plan;
-	bool planned;
-	bool kernel_stale; /* the kernel's partitions differ from the table */
-	char *backup;
-	const char *result;
-	struct pa_mover *mv; /* --move-data: the journal, once opened or created */
-	bool nothing_to_resume; /* resume: the disk records no move */
-};
-
-static void job_free(struct job *j)
+static void job_free(struct fix_job *j)
 {
 	apply_shadow_free(j->sh);
 	if (j->opened)
@@ -157,8 +131,8 @@ static void set_verdicts(struct libscols_line *ln, size_t i, int col, const stru
 	}
 }
 
-static int add_row(const struct opts *o, struct libscols_table *tb, const int *sel, size_t nsel,
-		   const struct job *j, const struct pa_step *s)
+static int add_row(const struct fix_opts *o, struct libscols_table *tb, const int *sel, size_t nsel,
+		   const struct fix_job *j, const struct pa_step *s)
 {
 	struct libscols_line *ln = scols_table_new_line(tb, NULL);
 	const struct pa_plan *p = &j->plan;
@@ -272,8 +246,8 @@ static int add_row(const struct opts *o, struct libscols_table *tb, const int *s
 	return 0;
 }
 
-static int add_rows(const struct opts *o, struct libscols_table *tb, const int *sel,
-		    size_t nsel, const struct job *j)
+static int add_rows(const struct fix_opts *o, struct libscols_table *tb, const int *sel,
+		    size_t nsel, const struct fix_job *j)
 {
 	size_t i;
 	int rc = 0;
@@ -297,7 +271,7 @@ static int refuse_first(struct pa_plan *p, const char *why)
 }
 
 /* Scan @arg's neighbourhood into j->devs and find it there. */
-static int scan_one(const char *arg, struct job *j, struct pa_dev **dev)
+static int scan_one(const char *arg, struct fix_job *j, struct pa_dev **dev)
 {
 	char *names[] = {(char *)arg};
 	struct pa_scan_opts so = {.names = names, .nnames = 1};
@@ -336,13 +310,15 @@ static char *map_in_use(const struct pa_devlist *l, const struct pa_dev *map)
 	return why;
 }
 
-/* Everything before the gate.  Returns exit bits. */
-static int prepare(const struct opts *o, const char *arg, struct job *j)
+/*
+ * Scan @arg, open and lock it, and scan again under the lock.  Exit bits:
+ * 0 to go on with *devp, and the open's result in *open_rc (-EBUSY: the
+ * disk is in use, -EWOULDBLOCK: locked, other -errno: not opened).
+ */
+static int lock_disk(const struct fix_opts *o, const char *arg, struct fix_job *j,
+		     struct pa_dev **devp, int *open_rc)
 {
-	const struct pa_devlist *l = &j->devs;
-	struct pa_diags msgs = {0};
 	struct pa_dev *dev = NULL;
-	char *inuse = NULL, dmg[256];
 	dev_t was, now = 0;
 	int rc;
 
@@ -383,6 +359,23 @@ static int prepare(const struct opts *o, const char *arg, struct job *j)
 		apply_disk_close(&j->disk);
 		return PA_EXIT_ERROR;
 	}
+	*devp = dev;
+	*open_rc = rc;
+	return PA_EXIT_OK;
+}
+
+/* Everything before the gate.  Returns exit bits. */
+static int prepare(const struct fix_opts *o, const char *arg, struct fix_job *j)
+{
+	const struct pa_devlist *l = &j->devs;
+	struct pa_diags msgs = {0};
+	struct pa_dev *dev = NULL;
+	char *inuse = NULL, dmg[256];
+	int rc, st;
+
+	st = lock_disk(o, arg, j, &dev, &rc);
+	if (st)
+		return st;
 	j->dev = dev;
 	inuse = plan_refusal_in_use(l, dev);
 	if (!inuse && rc == 0 && dev->kind == PA_KIND_MPATH)
@@ -462,7 +455,7 @@ static int prepare(const struct opts *o, const char *arg, struct job *j)
 	return PA_EXIT_OK;
 }
 
-static bool confirm(const struct job *j)
+static bool confirm(const struct fix_job *j)
 {
 	char line[16];
 	size_t i, moves = 0;
@@ -500,162 +493,6 @@ static void settle(void)
 		usleep(50 * 1000);
 	udev_queue_unref(q);
 	udev_unref(udev);
-}
-
-/* The hooks of apply_execute(): what fix shows while it writes. */
-struct fix_ctx {
-	const struct opts *o;
-	struct job *j;
-	int status; /* exit bits of a journal or move hook that stopped it */
-};
-
-static int hook_journal(void *arg)
-{
-	struct fix_ctx *c = arg;
-	struct job *j = c->j;
-
-	c->status = cli_move_journal_new(&c->o->move, j->dev, &j->disk, &j->plan, &j->mv);
-	if (c->status != PA_EXIT_OK)
-		return -ECANCELED;
-	if (c->o->out.format == OUT_TABLE)
-		printf("%s: move journal %s (move id %016" PRIx64 ")\n", j->dev->path,
-		       move_path(j->mv), move_journal(j->mv)->move_id);
-	return 0;
-}
-
-static void hook_saved(void *arg, const char *path)
-{
-	struct fix_ctx *c = arg;
-
-	if (c->o->out.format == OUT_TABLE)
-		printf("%s: table saved to %s\n", c->j->dev->path, path);
-}
-
-static int hook_move(void *arg, struct pa_writer *w)
-{
-	struct fix_ctx *c = arg;
-	struct job *j = c->j;
-
-	c->status = cli_move_run(&c->o->move, j->dev, &j->disk, &j->plan, &j->mv, w,
-				 c->o->out.format == OUT_TABLE);
-	return c->status != PA_EXIT_OK ? -ECANCELED : 0;
-}
-
-static void hook_moved(void *arg)
-{
-	struct fix_ctx *c = arg;
-
-	cli_move_done(c->j->dev, c->j->mv);
-}
-
-static void hook_diags(void *arg, const struct pa_diags *d)
-{
-	msg_diags(d);
-}
-
-/* The message of a write that stopped at r->stage; returns exit bits. */
-static int execute_failed(const struct opts *o, struct job *j, const struct apply_result *r,
-			  int hook_status)
-{
-	const char *path = j->dev->path;
-
-	switch (r->stage) {
-	case APPLY_STAGE_LIMIT:
-		msg_err(path, 0, "too many partitions");
-		return PA_EXIT_ERROR;
-	case APPLY_STAGE_PREPARE:
-		msg_err(path, -r->err, "cannot prepare the new table");
-		return PA_EXIT_ERROR;
-	case APPLY_STAGE_JOURNAL:
-		return hook_status;
-	case APPLY_STAGE_BACKUP:
-		msg_err(path, -r->err, "cannot save the table backup in %s; nothing written",
-			o->backup_dir);
-		return PA_EXIT_ERROR;
-	case APPLY_STAGE_MOVE:
-		j->result = "move interrupted";
-		return hook_status;
-	case APPLY_STAGE_WIPE:
-	case APPLY_STAGE_WIPE_AFTER:
-		msg_err(path, -r->err, "cannot wipe the signatures of partition %u", r->num);
-		return PA_EXIT_ERROR |
-		       (r->stage == APPLY_STAGE_WIPE ? PA_EXIT_MISALIGNED : PA_EXIT_OK);
-	case APPLY_STAGE_WRITE:
-		j->result = "write failed";
-		if (j->mv)
-			/* the data has moved: the old table must not come back */
-			msg_err(path, -r->err, "writing the new table failed after the data "
-					       "moved; finish with 'partalign resume %s'",
-				path);
-		else
-			msg_err(path, -r->err,
-				"writing the new table failed; the backup is %s (partalign "
-				"restore)",
-				j->backup);
-		return PA_EXIT_ERROR | PA_EXIT_MISALIGNED;
-	default:
-		msg_err(path, -r->err, "cannot open for writing");
-		return PA_EXIT_ERROR;
-	}
-}
-
-/* Past the gate: apply_execute() and what it did.  Returns exit bits. */
-static int execute(const struct opts *o, struct job *j)
-{
-	struct fix_ctx c = {.o = o, .j = j};
-	const struct apply_hooks hooks = {.arg = &c,
-					  .journal = hook_journal,
-					  .saved = hook_saved,
-					  .move = hook_move,
-					  .moved = hook_moved,
-					  .diags = hook_diags};
-	const struct apply_job job = {.disk = &j->disk,
-				      .dev = j->dev,
-				      .devs = &j->devs,
-				      .backup_dir = o->backup_dir,
-				      .plan = &j->plan,
-				      .sh = j->sh,
-				      .discard = o->plan.discard_data,
-				      .move = o->plan.move_data,
-				      .kpartx = true,
-				      .mv = &j->mv,
-				      .hooks = &hooks};
-	struct apply_result r;
-	const char *sep;
-	int rc = apply_execute(&job, &r), status = PA_EXIT_CHANGED;
-
-	j->backup = r.backup;
-	r.backup = NULL;
-	if (r.disk_closed)
-		j->opened = false;
-	if (rc < 0)
-		return execute_failed(o, j, &r, c.status);
-	sep = r.kpartx_sep;
-	switch (r.kernel) {
-	case APPLY_KERNEL_KPARTX:
-		j->result = "fixed, partition maps updated by kpartx";
-		break;
-	case APPLY_KERNEL_KPARTX_FAILED:
-		msg_err(j->dev->path, 0, "table written; update the partition maps with "
-					 "'kpartx -u%s%s %s'", sep ? " -p " : "", sep ? sep : "",
-			j->dev->path);
-		j->result = "written, partition maps not updated";
-		status |= PA_EXIT_REBOOT;
-		break;
-	case APPLY_KERNEL_STALE:
-		msg_err(j->dev->path, 0, "table written, but the kernel still uses the old one: "
-					 "reboot, or re-read the table when the disk is not in use");
-		j->result = "written, kernel has the old table";
-		status |= PA_EXIT_REBOOT;
-		break;
-	case APPLY_KERNEL_SYNCED:
-		j->result = j->plan.changes ? "fixed" : "kernel updated";
-		break;
-	}
-	if (o->out.format == OUT_TABLE)
-		printf("%s: %s (%" PRIu64 " bytes of label written)\n", j->dev->path, j->result,
-		       r.written);
-	return status;
 }
 
 static void usage(FILE *f, bool fix)
@@ -700,10 +537,10 @@ static void usage(FILE *f, bool fix)
 		fix ? "left (refused or partly done)" : "to fix (or refused)");
 }
 
-static int parse(int argc, char **argv, struct opts *o)
+static int parse(int argc, char **argv, struct fix_opts *o)
 {
 	enum { OPT_LABEL = 256, OPT_NEW, OPT_NAME, OPT_DISCARD, OPT_BACKUP, OPT_WAIT, OPT_COLS,
-	       OPT_MOVE, OPT_JOURNAL, OPT_VERIFY, OPT_RESUME };
+	       OPT_MOVE, OPT_JOURNAL, OPT_VERIFY };
 	static const struct option longopts[] = {
 		{"align", required_argument, NULL, 'a'},
 		{"label", required_argument, NULL, OPT_LABEL},
@@ -713,7 +550,6 @@ static int parse(int argc, char **argv, struct opts *o)
 		{"move-data", no_argument, NULL, OPT_MOVE},
 		{"journal", required_argument, NULL, OPT_JOURNAL},
 		{"verify", no_argument, NULL, OPT_VERIFY},
-		{"resume-only", no_argument, NULL, OPT_RESUME}, /* from `partalign resume` */
 		{"quiet", no_argument, NULL, 'q'},
 		{"yes", no_argument, NULL, 'y'},
 		{"backup-dir", required_argument, NULL, OPT_BACKUP},
@@ -728,8 +564,6 @@ static int parse(int argc, char **argv, struct opts *o)
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	char *end;
-	long v;
 	int c;
 
 	while ((c = getopt_long(argc, argv, o->fix ? "a:yqJPrnbo:h" : "a:qJPrnbo:h", longopts,
@@ -771,9 +605,6 @@ static int parse(int argc, char **argv, struct opts *o)
 		case OPT_VERIFY:
 			o->move.verify = true;
 			break;
-		case OPT_RESUME:
-			o->move.resume_only = true;
-			break;
 		case 'q':
 			o->move.quiet = true;
 			break;
@@ -788,13 +619,8 @@ static int parse(int argc, char **argv, struct opts *o)
 			o->backup_dir = optarg;
 			break;
 		case OPT_WAIT:
-			errno = 0;
-			v = strtol(optarg, &end, 10);
-			if (errno || *end || v < 0 || v > 3600) {
-				msg_err(NULL, 0, "--wait %s: expected seconds (0-3600)", optarg);
+			if (!fix_parse_wait(optarg, &o->wait_ms))
 				return PA_EXIT_USAGE;
-			}
-			o->wait_ms = (int)v * 1000;
 			break;
 		case OPT_COLS:
 			out_list_columns(pcols, sizeof(pcols) / sizeof(pcols[0]));
@@ -823,19 +649,37 @@ static int parse(int argc, char **argv, struct opts *o)
 	return PA_EXIT_OK;
 }
 
-static int run(int argc, char **argv, bool fix)
+bool fix_parse_wait(const char *arg, int *ms)
 {
-	struct opts o = {.fix = fix, .wait_ms = 10000, .backup_dir = PA_STATEDIR "/backup"};
-	struct libscols_table *tb = NULL;
-	struct job *jobs = NULL;
-	int sel[OUT_MAXCOLS];
-	size_t nsel = 0, njobs, i;
-	int status;
+	char *end;
+	long v;
 
-	o.plan.grain = PA_GRAIN_DEFAULT;
-	status = parse(argc, argv, &o);
-	if (status)
-		return status;
+	errno = 0;
+	v = strtol(arg, &end, 10);
+	if (errno || *end || v < 0 || v > 3600) {
+		msg_err(NULL, 0, "--wait %s: expected seconds (0-3600)", arg);
+		return false;
+	}
+	*ms = (int)v * 1000;
+	return true;
+}
+
+void fix_opts_init(struct fix_opts *o, bool fix)
+{
+	*o = (struct fix_opts){.fix = fix, .wait_ms = 10000, .backup_dir = PA_STATEDIR "/backup"};
+	o->plan.grain = PA_GRAIN_DEFAULT;
+}
+
+int fix_run(struct fix_opts *op, char *const *devices, size_t njobs)
+{
+	struct fix_opts o = *op;
+	struct libscols_table *tb = NULL;
+	struct fix_job *jobs = NULL;
+	int sel[OUT_MAXCOLS];
+	size_t nsel = 0, i;
+	bool fix = o.fix;
+	int status = PA_EXIT_OK;
+
 	out_detect_terminal(&o.out);
 	if (out_select(&o.out, pcols, sizeof(pcols) / sizeof(pcols[0]),
 		       o.out.format != OUT_TABLE ? script_defaults
@@ -852,8 +696,7 @@ static int run(int argc, char **argv, bool fix)
 		return PA_EXIT_USAGE;
 	}
 
-	njobs = (size_t)(argc - optind);
-	jobs = calloc(njobs, sizeof(*jobs));
+	jobs = calloc(njobs ? njobs : 1, sizeof(*jobs));
 	tb = out_table_new(&o.out, fix ? "fix" : "plan", pcols, sel, nsel);
 	if (!jobs || !tb) {
 		msg_err(NULL, ENOMEM, "cannot start");
@@ -861,8 +704,8 @@ static int run(int argc, char **argv, bool fix)
 		goto out;
 	}
 	for (i = 0; i < njobs; i++) {
-		struct job *j = &jobs[i];
-		int st = prepare(&o, argv[optind + (int)i], j);
+		struct fix_job *j = &jobs[i];
+		int st = prepare(&o, devices[i], j);
 
 		if (!fix || !j->planned || (st & (PA_EXIT_ERROR | PA_EXIT_USAGE))) {
 			status |= st;
@@ -897,7 +740,7 @@ static int run(int argc, char **argv, bool fix)
 				j->result = "not confirmed";
 				status |= PA_EXIT_MISALIGNED;
 			} else {
-				status |= execute(&o, j);
+				status |= fix_execute(&o, j);
 			}
 		}
 		if (o.out.format != OUT_TABLE)
@@ -916,6 +759,18 @@ out:
 	free(jobs);
 	scols_unref_table(tb);
 	return status;
+}
+
+static int run(int argc, char **argv, bool fix)
+{
+	struct fix_opts o;
+	int status;
+
+	fix_opts_init(&o, fix);
+	status = parse(argc, argv, &o);
+	if (status)
+		return status;
+	return fix_run(&o, argv + optind, (size_t)(argc - optind));
 }
 
 int cmd_plan(int argc, char **argv)

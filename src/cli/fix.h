@@ -1,0 +1,66 @@
+/*
+ * plan, fix and resume on the command line.  cmd_plan, cmd_fix (plan.c) and
+ * cmd_resume (resume.c) parse their own options into a struct fix_opts and
+ * run fix_run(); plan.c scans, plans and shows each disk and hands a fix
+ * past its last refusal to fix_execute() (fix.c), which runs the write
+ * sequence of src/apply and says what happened.  Calls go one way only:
+ * resume.c -> plan.c -> fix.c -> move-cli.c.
+ */
+#ifndef PARTALIGN_FIX_H
+#define PARTALIGN_FIX_H
+
+#include <stdbool.h>
+
+#include "apply/apply.h"
+#include "apply/move.h"
+#include "cli/cli.h"
+#include "cli/move-cli.h"
+#include "core/device.h"
+#include "core/plan.h"
+
+struct fix_opts {
+	bool fix;
+	bool yes;
+	const char *name;
+	const char *backup_dir;
+	int wait_ms;
+	struct pa_plan_opts plan;
+	struct out_opts out;
+	struct cli_move_opts move; /* --move-data: journal, --verify, --quiet */
+};
+
+/* The defaults of plan (@fix false) or fix. */
+void fix_opts_init(struct fix_opts *o, bool fix);
+
+/* --wait SECONDS into *ms; false with a message on error. */
+bool fix_parse_wait(const char *arg, int *ms);
+
+/*
+ * Plan (o->fix false) or fix each of the @n @devices in turn, as the
+ * options say, and print the table.  Returns the exit bits, OR-ed.
+ */
+int fix_run(struct fix_opts *o, char *const *devices, size_t n);
+
+/* One disk of fix_run(), from its scan to what was written. */
+struct fix_job {
+	struct pa_devlist devs; /* this disk and its neighbourhood, scanned under the lock */
+	const struct pa_dev *dev;
+	struct pa_disk disk;
+	bool opened;
+	struct pa_shadow *sh;
+	struct pa_plan plan;
+	bool planned;
+	bool kernel_stale; /* the kernel's partitions differ from the table */
+	char *backup;
+	const char *result;
+	struct pa_mover *mv; /* --move-data: the journal, once opened or created */
+	bool nothing_to_resume; /* resume: the disk records no move */
+};
+
+/*
+ * Past the confirmation: write @j's plan (apply_execute), tell what
+ * happened, set j->result and j->backup.  Returns exit bits.
+ */
+int fix_execute(const struct fix_opts *o, struct fix_job *j);
+
+#endif
