@@ -418,68 +418,16 @@ int plan_compute(struct pa_table *t, const struct pa_topology *topo,
 	return rc < 0 ? rc : refuse_rewrite(p);
 }
 
-static int compute(struct pa_table *t, const struct pa_topology *topo,
-		   const struct pa_plan_opts *o, struct pa_plan *p)
+/* Without --new or --move-data: each partition re-created on the grain, or kept. */
+static int plan_recreate(struct pa_plan *p, const struct pa_topology *topo,
+			 const struct pa_plan_opts *o, uint64_t first, uint64_t last)
 {
+	const struct pa_table *t = &p->table;
 	const struct pa_entry **order = NULL;
-	uint64_t first, last, cursor, policy;
-	const char *why;
-	char a[64], b[64];
+	uint64_t cursor;
+	char a[64];
 	size_t i, n = 0;
 	int rc = 0;
-
-	memset(p, 0, sizeof(*p));
-	p->table = *t;
-	memset(t, 0, sizeof(*t));
-	t = &p->table;
-
-	policy = align_policy_bytes(&o->grain, topo->logical);
-	if (!policy)
-		return plan_refuse(p, "policy grain %s is not a multiple of the %s logical sector",
-				   units_grain(&o->grain, a, sizeof(a)),
-				   units_exact(topo->logical, b, sizeof(b)));
-	if (topo->align_off < 0)
-		return plan_refuse(p, "the kernel reports alignment offset -1: no start can be "
-				      "aligned on this device stack");
-	/* a start off the sector boundary cannot be written: sysfs gave a bogus value */
-	if (topo->logical && (uint64_t)topo->align_off % topo->logical)
-		return plan_refuse(p, "the kernel reports alignment offset %" PRId64 " bytes, not a "
-				      "multiple of the %s logical sector",
-				   topo->align_off, units_exact(topo->logical, b, sizeof(b)));
-	/* one grain that satisfies the policy, the physical and the optimal checks */
-	p->place_grain = lcm(policy, align_physical_grain(topo));
-	if (p->place_grain)
-		p->place_grain = lcm(p->place_grain, align_optimal_usable(topo, t->disk_size, &why));
-	if (!p->place_grain)
-		return plan_refuse(p, "policy grain %s and the device's grains have no common "
-				      "multiple below 16 EiB",
-				   units_grain(&o->grain, a, sizeof(a)));
-	p->place_offset = (uint64_t)topo->align_off % p->place_grain;
-
-	if (o->move_data && !o->new_disk)
-		p->new_label = t->label; /* the data moves, the table only changes starts */
-	else if (o->new_disk)
-		p->new_label = PA_LABEL_GPT;
-	else if (t->label == PA_LABEL_MSDOS && o->keep_label)
-		p->new_label = PA_LABEL_MSDOS;
-	else
-		p->new_label = PA_LABEL_GPT;
-	plan_label_range(p->new_label, t->disk_size, topo->logical, &first, &last);
-
-	if ((rc = refuse_odd(p, o)) < 0 || p->refusal)
-		return rc;
-	if (o->new_disk)
-		return plan_new(p, topo, o, first, last);
-	if (t->label == PA_LABEL_NONE)
-		return plan_refuse(p, "no partition table (fix --new partitions a blank disk)");
-	if (t->label == PA_LABEL_OTHER)
-		return plan_refuse(p, "partition table type not supported (only gpt and dos)");
-	/* a cursor past the disk would be pushed past 2^64 by align_up() */
-	if (p->place_grain > t->disk_size)
-		return plan_refuse(p, "placement grain %s is larger than the disk",
-				   units_exact(p->place_grain, a, sizeof(a)));
-	if (o->move_data)
-		return plan_moves(p, topo, o, first, last);
 
 	order = calloc(t->n ? t->n : 1, sizeof(*order));
 	if (!order)
@@ -562,6 +510,70 @@ static int compute(struct pa_table *t, const struct pa_topology *topo,
 out:
 	free(order);
 	return rc;
+}
+
+static int compute(struct pa_table *t, const struct pa_topology *topo,
+		   const struct pa_plan_opts *o, struct pa_plan *p)
+{
+	uint64_t first, last, policy;
+	const char *why;
+	char a[64], b[64];
+	int rc = 0;
+
+	memset(p, 0, sizeof(*p));
+	p->table = *t;
+	memset(t, 0, sizeof(*t));
+	t = &p->table;
+
+	policy = align_policy_bytes(&o->grain, topo->logical);
+	if (!policy)
+		return plan_refuse(p, "policy grain %s is not a multiple of the %s logical sector",
+				   units_grain(&o->grain, a, sizeof(a)),
+				   units_exact(topo->logical, b, sizeof(b)));
+	if (topo->align_off < 0)
+		return plan_refuse(p, "the kernel reports alignment offset -1: no start can be "
+				      "aligned on this device stack");
+	/* a start off the sector boundary cannot be written: sysfs gave a bogus value */
+	if (topo->logical && (uint64_t)topo->align_off % topo->logical)
+		return plan_refuse(p, "the kernel reports alignment offset %" PRId64 " bytes, not a "
+				      "multiple of the %s logical sector",
+				   topo->align_off, units_exact(topo->logical, b, sizeof(b)));
+	/* one grain that satisfies the policy, the physical and the optimal checks */
+	p->place_grain = lcm(policy, align_physical_grain(topo));
+	if (p->place_grain)
+		p->place_grain = lcm(p->place_grain, align_optimal_usable(topo, t->disk_size, &why));
+	if (!p->place_grain)
+		return plan_refuse(p, "policy grain %s and the device's grains have no common "
+				      "multiple below 16 EiB",
+				   units_grain(&o->grain, a, sizeof(a)));
+	p->place_offset = (uint64_t)topo->align_off % p->place_grain;
+
+	if (o->move_data && !o->new_disk)
+		p->new_label = t->label; /* the data moves, the table only changes starts */
+	else if (o->new_disk)
+		p->new_label = PA_LABEL_GPT;
+	else if (t->label == PA_LABEL_MSDOS && o->keep_label)
+		p->new_label = PA_LABEL_MSDOS;
+	else
+		p->new_label = PA_LABEL_GPT;
+	plan_label_range(p->new_label, t->disk_size, topo->logical, &first, &last);
+
+	if ((rc = refuse_odd(p, o)) < 0 || p->refusal)
+		return rc;
+	if (o->new_disk)
+		return plan_new(p, topo, o, first, last);
+	if (t->label == PA_LABEL_NONE)
+		return plan_refuse(p, "no partition table (fix --new partitions a blank disk)");
+	if (t->label == PA_LABEL_OTHER)
+		return plan_refuse(p, "partition table type not supported (only gpt and dos)");
+	/* a cursor past the disk would be pushed past 2^64 by align_up() */
+	if (p->place_grain > t->disk_size)
+		return plan_refuse(p, "placement grain %s is larger than the disk",
+				   units_exact(p->place_grain, a, sizeof(a)));
+	if (o->move_data)
+		return plan_moves(p, topo, o, first, last);
+
+	return plan_recreate(p, topo, o, first, last);
 }
 
 static int refuse_dev(char **out, const struct pa_dev *d)
