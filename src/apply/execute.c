@@ -11,15 +11,12 @@
 #include "config.h"
 
 #include <errno.h>
-#include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 
 #include "apply/execute.h"
 #include "apply/label.h"
-
-extern char **environ;
+#include "shared/spawn.h"
 
 #define MAX_KPARTS 256
 
@@ -90,8 +87,9 @@ static int kparts_of_disk(const struct apply_job *job, struct pa_kpart *k, size_
 	*n = 0;
 	/* the kernel sizes a dos extended container as two sectors */
 	for (i = 0; i < t.n && *n < MAX_KPARTS; i++)
-		k[(*n)++] = (struct pa_kpart){t.v[i].num, t.v[i].start,
-					      t.v[i].extended ? t.logical * 2ull : t.v[i].size};
+		k[(*n)++] =
+		    (struct pa_kpart){t.v[i].num, t.v[i].start,
+				      t.v[i].extended ? t.logical * 2ull : t.v[i].size};
 	plan_table_free(&t);
 	apply_shadow_free(sh);
 	return 0;
@@ -116,7 +114,8 @@ static int wipe_steps(struct pa_writer *w, const struct pa_plan *p, bool after,
 			rc = apply_wipe(w, 0, p->table.disk_size, &wiped);
 		else if (s->kind == PA_STEP_RECREATE && !after && s->old->signature)
 			rc = apply_wipe(w, s->old->start, s->old->size, &wiped);
-		else if ((s->kind == PA_STEP_RECREATE || s->kind == PA_STEP_CREATE) && after)
+		else if ((s->kind == PA_STEP_RECREATE || s->kind == PA_STEP_CREATE) &&
+			 after)
 			rc = apply_wipe(w, s->new_start, s->new_size, &wiped);
 		else
 			continue;
@@ -141,12 +140,12 @@ static int save_backup(const struct apply_job *job, const struct regions *g,
 	if (!id)
 		return -ENOMEM;
 	if (b)
-		rc = apply_backup_save(job->disk, job->backup_dir, id, job->save, job->nsave,
-				       b->label->kind != LABEL_ID_NONE ? b->label : NULL, 0,
-				       &r->backup);
+		rc = apply_backup_save(
+		    job->disk, job->backup_dir, id, job->save, job->nsave,
+		    b->label->kind != LABEL_ID_NONE ? b->label : NULL, 0, &r->backup);
 	else if ((rc = apply_shadow_identity(job->sh, &after)) == 0)
-		rc = apply_backup_save(job->disk, job->backup_dir, id, g->regs, g->n, &after,
-				       move_id, &r->backup);
+		rc = apply_backup_save(job->disk, job->backup_dir, id, g->regs, g->n,
+				       &after, move_id, &r->backup);
 	free(id);
 	return rc;
 }
@@ -173,7 +172,8 @@ static const char *kpartx_separator(const struct pa_devlist *l, const struct pa_
 			continue;
 		len = strlen(d->dm_name);
 		end = len;
-		while (end > n && d->dm_name[end - 1] >= '0' && d->dm_name[end - 1] <= '9')
+		while (end > n && d->dm_name[end - 1] >= '0' &&
+		       d->dm_name[end - 1] <= '9')
 			end--;
 		if (end == len || end - n >= sizeof(sep))
 			continue;
@@ -184,17 +184,22 @@ static const char *kpartx_separator(const struct pa_devlist *l, const struct pa_
 	return NULL;
 }
 
-/* Run a helper program; its exit status, or -1 when it could not run. */
-static int run_cmd(char *const argv[])
+/* kpartx -u [-p SEP] MAP: 0 when it ran and succeeded. */
+static int run_kpartx(const char *map, const char *sep)
 {
-	pid_t pid;
-	int st;
+	const char *argv[] = {"kpartx", "-u", "-p", sep, map, NULL};
+	struct spawn_result res;
+	int rc;
 
-	if (posix_spawnp(&pid, argv[0], NULL, NULL, argv, environ) != 0)
-		return -1;
-	if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st))
-		return -1;
-	return WEXITSTATUS(st);
+	if (!sep) {
+		argv[2] = map;
+		argv[3] = NULL;
+	}
+	rc = spawn(argv, 0, &res);
+	if (rc == 0 && res.status != 0)
+		rc = -EIO;
+	spawn_result_free(&res);
+	return rc;
 }
 
 /*
@@ -215,18 +220,15 @@ static void kernel_step(const struct apply_job *job, const struct pa_kpart *kp, 
 		rc = -EBUSY;
 	if (rc == -EOPNOTSUPP && job->kpartx) {
 		const char *sep = kpartx_separator(job->devs, job->dev);
-		char *argv[] = {"kpartx", "-u", "-p", (char *)sep, (char *)job->dev->path, NULL};
 
 		apply_gate_close(*w);
 		*w = NULL;
 		apply_disk_close(job->disk);
 		r->disk_closed = true;
 		r->kpartx_sep = sep;
-		if (!sep) {
-			argv[2] = (char *)job->dev->path;
-			argv[3] = NULL;
-		}
-		r->kernel = run_cmd(argv) == 0 ? APPLY_KERNEL_KPARTX : APPLY_KERNEL_KPARTX_FAILED;
+		r->kernel = run_kpartx(job->dev->path, sep) == 0
+				? APPLY_KERNEL_KPARTX
+				: APPLY_KERNEL_KPARTX_FAILED;
 	} else {
 		r->kernel = rc < 0 ? APPLY_KERNEL_STALE : APPLY_KERNEL_SYNCED;
 	}
@@ -252,8 +254,8 @@ static int write_step(const struct apply_job *job, struct pa_writer *w, struct r
 		return 0;
 	if (job->discard && (rc = wipe_steps(w, job->plan, false, &r->num)) < 0)
 		return stop(r, APPLY_STAGE_WIPE, rc);
-	if (job->restore && (rc = apply_backup_order(job->restore, &g->regs, &g->bufs,
-						     &g->n)) < 0)
+	if (job->restore &&
+	    (rc = apply_backup_order(job->restore, &g->regs, &g->bufs, &g->n)) < 0)
 		return stop(r, APPLY_STAGE_ORDER, rc);
 	rc = apply_write_regions(w, g->regs, g->bufs, g->n, &r->written);
 	if (rc < 0)
@@ -292,7 +294,8 @@ int apply_execute(const struct apply_job *job, struct apply_result *r)
 	}
 	if (write && (rc = save_backup(job, &g, r)) < 0) {
 		if (fresh) {
-			/* nothing was written to the disk: the journal goes with the plan */
+			/* nothing was written to the disk: the journal goes with the plan
+			 */
 			move_finish(*job->mv);
 			move_free(*job->mv);
 			*job->mv = NULL;

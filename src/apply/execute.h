@@ -22,7 +22,8 @@
  */
 struct apply_hooks {
 	void *arg;
-	/* --move-data, a new move: create its journal into *job->mv (before the backup) */
+	/* --move-data, a new move: create its journal into *job->mv (before the backup)
+	 */
 	int (*journal)(void *arg);
 	/* the table backup is saved at @path (before the gate) */
 	void (*saved)(void *arg, const char *path);
@@ -35,16 +36,16 @@ struct apply_hooks {
 };
 
 struct apply_job {
-	struct pa_disk *disk;          /* open and locked; closed only for kpartx */
+	struct pa_disk *disk;	       /* open and locked; closed only for kpartx */
 	const struct pa_dev *dev;      /* the whole disk as scanned under the lock */
 	const struct pa_devlist *devs; /* its neighbourhood (the kpartx map names) */
 	const char *backup_dir;
 	/* fix: the plan, staged in @sh (a plan without changes writes no table) */
 	const struct pa_plan *plan;
 	struct pa_shadow *sh;
-	bool discard;  /* --discard-data: wipe signatures before and after the write */
-	bool move;     /* --move-data: the journal and move hooks run */
-	bool kpartx;   /* a map whose partitions the kernel cannot take: run kpartx */
+	bool discard; /* --discard-data: wipe signatures before and after the write */
+	bool move;    /* --move-data: the journal and move hooks run */
+	bool kpartx;  /* a map whose partitions the kernel cannot take: run kpartx */
 	struct pa_mover **mv; /* --move-data: the journal, NULL before a new move */
 	/* restore: the backup to write back, and the extents to back up first */
 	const struct pa_backup *restore;
@@ -56,35 +57,35 @@ struct apply_job {
 /* Where the sequence stopped (APPLY_STAGE_DONE: it ran to the end). */
 enum apply_stage {
 	APPLY_STAGE_DONE = 0,
-	APPLY_STAGE_LIMIT,      /* more partitions than the kernel step handles */
-	APPLY_STAGE_PREPARE,    /* reading the new table's sectors from the shadow */
-	APPLY_STAGE_JOURNAL,    /* the journal hook */
-	APPLY_STAGE_BACKUP,     /* nothing written */
+	APPLY_STAGE_LIMIT,   /* more partitions than the kernel step handles */
+	APPLY_STAGE_PREPARE, /* reading the new table's sectors from the shadow */
+	APPLY_STAGE_JOURNAL, /* the journal hook */
+	APPLY_STAGE_BACKUP,  /* nothing written */
 	APPLY_STAGE_GATE,
-	APPLY_STAGE_MOVE,       /* the move hook */
-	APPLY_STAGE_WIPE,       /* before the table write; ->num */
-	APPLY_STAGE_ORDER,      /* restore: splitting the backup's regions */
-	APPLY_STAGE_WRITE,      /* the table write */
+	APPLY_STAGE_MOVE,	/* the move hook */
+	APPLY_STAGE_WIPE,	/* before the table write; ->num */
+	APPLY_STAGE_ORDER,	/* restore: splitting the backup's regions */
+	APPLY_STAGE_WRITE,	/* the table write */
 	APPLY_STAGE_WIPE_AFTER, /* the new partitions' areas; ->num */
 };
 
 /* What the kernel has after the write. */
 enum apply_kernel {
-	APPLY_KERNEL_SYNCED,        /* the new partitions */
-	APPLY_KERNEL_STALE,         /* the old ones (busy, or cannot tell) */
-	APPLY_KERNEL_KPARTX,        /* a map: kpartx updated its partition maps */
+	APPLY_KERNEL_SYNCED,	    /* the new partitions */
+	APPLY_KERNEL_STALE,	    /* the old ones (busy, or cannot tell) */
+	APPLY_KERNEL_KPARTX,	    /* a map: kpartx updated its partition maps */
 	APPLY_KERNEL_KPARTX_FAILED, /* a map: kpartx failed */
 };
 
 struct apply_result {
 	enum apply_stage stage;
-	int err;               /* -errno of the stage that failed */
-	unsigned int num;      /* the partition of a failed wipe */
-	char *backup;          /* the table backup (malloc'd), once saved */
-	uint64_t written;      /* bytes of label written */
+	int err;	  /* -errno of the stage that failed */
+	unsigned int num; /* the partition of a failed wipe */
+	char *backup;	  /* the table backup (malloc'd), once saved */
+	uint64_t written; /* bytes of label written */
 	enum apply_kernel kernel;
 	const char *kpartx_sep; /* the -p SEPARATOR given to kpartx, NULL for none */
-	bool disk_closed;       /* job->disk was closed for kpartx */
+	bool disk_closed;	/* job->disk was closed for kpartx */
 };
 
 /*

@@ -66,8 +66,8 @@ static void hook_diags(void *arg, const struct pa_diags *d)
 }
 
 /* The message of a write that stopped at r->stage; returns exit bits. */
-static int execute_failed(const struct fix_opts *o, struct fix_job *j, const struct apply_result *r,
-			  int hook_status)
+static int execute_failed(const struct fix_opts *o, struct fix_job *j,
+			  const struct apply_result *r, int hook_status)
 {
 	const char *path = j->dev->path;
 
@@ -81,7 +81,8 @@ static int execute_failed(const struct fix_opts *o, struct fix_job *j, const str
 	case APPLY_STAGE_JOURNAL:
 		return hook_status;
 	case APPLY_STAGE_BACKUP:
-		msg_err(path, -r->err, "cannot save the table backup in %s; nothing written",
+		msg_err(path, -r->err,
+			"cannot save the table backup in %s; nothing written",
 			o->backup_dir);
 		return PA_EXIT_ERROR;
 	case APPLY_STAGE_MOVE:
@@ -89,21 +90,24 @@ static int execute_failed(const struct fix_opts *o, struct fix_job *j, const str
 		return hook_status;
 	case APPLY_STAGE_WIPE:
 	case APPLY_STAGE_WIPE_AFTER:
-		msg_err(path, -r->err, "cannot wipe the signatures of partition %u", r->num);
+		msg_err(path, -r->err, "cannot wipe the signatures of partition %u",
+			r->num);
 		return PA_EXIT_ERROR |
 		       (r->stage == APPLY_STAGE_WIPE ? PA_EXIT_MISALIGNED : PA_EXIT_OK);
 	case APPLY_STAGE_WRITE:
 		j->result = "write failed";
 		if (j->mv)
 			/* the data has moved: the old table must not come back */
-			msg_err(path, -r->err, "writing the new table failed after the data "
-					       "moved; finish with 'partalign resume %s'",
+			msg_err(path, -r->err,
+				"writing the new table failed after the data "
+				"moved; finish with 'partalign resume %s'",
 				path);
 		else
-			msg_err(path, -r->err,
-				"writing the new table failed; the backup is %s (partalign "
-				"restore)",
-				j->backup);
+			msg_err(
+			    path, -r->err,
+			    "writing the new table failed; the backup is %s (partalign "
+			    "restore)",
+			    j->backup);
 		return PA_EXIT_ERROR | PA_EXIT_MISALIGNED;
 	default:
 		msg_err(path, -r->err, "cannot open for writing");
@@ -147,15 +151,17 @@ int fix_execute(const struct fix_opts *o, struct fix_job *j)
 		j->result = "fixed, partition maps updated by kpartx";
 		break;
 	case APPLY_KERNEL_KPARTX_FAILED:
-		msg_err(j->dev->path, 0, "table written; update the partition maps with "
-					 "'kpartx -u%s%s %s'", sep ? " -p " : "", sep ? sep : "",
-			j->dev->path);
+		msg_err(j->dev->path, 0,
+			"table written; update the partition maps with "
+			"'kpartx -u%s%s %s'",
+			sep ? " -p " : "", sep ? sep : "", j->dev->path);
 		j->result = "written, partition maps not updated";
 		status |= PA_EXIT_REBOOT;
 		break;
 	case APPLY_KERNEL_STALE:
-		msg_err(j->dev->path, 0, "table written, but the kernel still uses the old one: "
-					 "reboot, or re-read the table when the disk is not in use");
+		msg_err(j->dev->path, 0,
+			"table written, but the kernel still uses the old one: "
+			"reboot, or re-read the table when the disk is not in use");
 		j->result = "written, kernel has the old table";
 		status |= PA_EXIT_REBOOT;
 		break;
@@ -164,8 +170,7 @@ int fix_execute(const struct fix_opts *o, struct fix_job *j)
 		break;
 	}
 	if (o->out.format == OUT_TABLE)
-		printf("%s: %s (%" PRIu64 " bytes of label written)\n", j->dev->path, j->result,
-		       r.written);
+		printf("%s: %s (%" PRIu64 " bytes of label written)\n", j->dev->path,
+		       j->result, r.written);
 	return status;
 }
-

@@ -43,7 +43,8 @@ int fix_run(struct fix_opts *o, char *const *devices, size_t n);
 
 /* One disk of fix_run(), from its scan to what was written. */
 struct fix_job {
-	struct pa_devlist devs; /* this disk and its neighbourhood, scanned under the lock */
+	struct pa_devlist
+	    devs; /* this disk and its neighbourhood, scanned under the lock */
 	const struct pa_dev *dev;
 	struct pa_disk disk;
 	bool opened;
@@ -53,7 +54,7 @@ struct fix_job {
 	bool kernel_stale; /* the kernel's partitions differ from the table */
 	char *backup;
 	const char *result;
-	struct pa_mover *mv; /* --move-data: the journal, once opened or created */
+	struct pa_mover *mv;	/* --move-data: the journal, once opened or created */
 	bool nothing_to_resume; /* resume: the disk records no move */
 };
 

@@ -29,12 +29,24 @@ static void world_init(struct world *w)
 	memset(w, 0, sizeof(*w));
 	w->disk = (struct pa_dev){.name = "sda", .kind = PA_KIND_DISK};
 	w->other = (struct pa_dev){.name = "sdb", .kind = PA_KIND_DISK};
-	w->p1 = (struct pa_dev){.name = "sda1", .kind = PA_KIND_PART, .disk = &w->disk,
-				.partno = 1, .start = 1 * MiB, .size = 10 * MiB};
-	w->p2 = (struct pa_dev){.name = "sda2", .kind = PA_KIND_PART, .disk = &w->disk,
-				.partno = 2, .start = 11 * MiB, .size = 20 * MiB};
-	w->q1 = (struct pa_dev){.name = "sdb1", .kind = PA_KIND_PART, .disk = &w->other,
-				.partno = 1, .start = 3 * MiB, .size = 1 * MiB};
+	w->p1 = (struct pa_dev){.name = "sda1",
+				.kind = PA_KIND_PART,
+				.disk = &w->disk,
+				.partno = 1,
+				.start = 1 * MiB,
+				.size = 10 * MiB};
+	w->p2 = (struct pa_dev){.name = "sda2",
+				.kind = PA_KIND_PART,
+				.disk = &w->disk,
+				.partno = 2,
+				.start = 11 * MiB,
+				.size = 20 * MiB};
+	w->q1 = (struct pa_dev){.name = "sdb1",
+				.kind = PA_KIND_PART,
+				.disk = &w->other,
+				.partno = 1,
+				.start = 3 * MiB,
+				.size = 1 * MiB};
 	w->v[0] = &w->disk;
 	w->v[1] = &w->p1;
 	w->v[2] = &w->other;
@@ -112,17 +124,25 @@ static void mworld_init(struct mworld *w)
 	size_t i;
 
 	memset(w, 0, sizeof(*w));
-	w->map = (struct pa_dev){.name = "dm-0", .kind = PA_KIND_MPATH,
-				 .dm_uuid = "mpath-3600140512345", .dm_name = "mpatha"};
-	w->path = (struct pa_dev){.name = "sdc", .kind = PA_KIND_DISK, .is_path = true,
-				  .map = &w->map};
-	w->m1 = (struct pa_dev){.name = "dm-1", .kind = PA_KIND_PART, .disk = &w->map,
-				.partno = 1, .dm_uuid = "part1-mpath-3600140512345"};
-	w->m2 = (struct pa_dev){.name = "dm-2", .kind = PA_KIND_PART, .disk = &w->map,
-				.partno = 2, .dm_uuid = "part2-mpath-3600140512345"};
+	w->map = (struct pa_dev){.name = "dm-0",
+				 .kind = PA_KIND_MPATH,
+				 .dm_uuid = "mpath-3600140512345",
+				 .dm_name = "mpatha"};
+	w->path = (struct pa_dev){
+	    .name = "sdc", .kind = PA_KIND_DISK, .is_path = true, .map = &w->map};
+	w->m1 = (struct pa_dev){.name = "dm-1",
+				.kind = PA_KIND_PART,
+				.disk = &w->map,
+				.partno = 1,
+				.dm_uuid = "part1-mpath-3600140512345"};
+	w->m2 = (struct pa_dev){.name = "dm-2",
+				.kind = PA_KIND_PART,
+				.disk = &w->map,
+				.partno = 2,
+				.dm_uuid = "part2-mpath-3600140512345"};
 	/* a partition of the map with no dm uuid: not a kpartx map, not counted */
-	w->k3 = (struct pa_dev){.name = "dm-3", .kind = PA_KIND_PART, .disk = &w->map,
-				.partno = 3};
+	w->k3 = (struct pa_dev){
+	    .name = "dm-3", .kind = PA_KIND_PART, .disk = &w->map, .partno = 3};
 	w->v[0] = &w->path;
 	w->v[1] = &w->map;
 	w->v[2] = &w->m1;
@@ -197,9 +217,9 @@ static void test_map_open(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_stale_agrees),  cmocka_unit_test(test_stale_differs),
+	    cmocka_unit_test(test_stale_agrees),   cmocka_unit_test(test_stale_differs),
 	    cmocka_unit_test(test_stale_extended), cmocka_unit_test(test_map_idle),
-	    cmocka_unit_test(test_map_part_open), cmocka_unit_test(test_map_open),
+	    cmocka_unit_test(test_map_part_open),  cmocka_unit_test(test_map_open),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
