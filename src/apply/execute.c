@@ -294,8 +294,7 @@ int apply_execute(const struct apply_job *job, struct apply_result *r)
 	}
 	if (write && (rc = save_backup(job, &g, r)) < 0) {
 		if (fresh) {
-			/* nothing was written to the disk: the journal goes with the plan
-			 */
+			/* nothing written to the disk: the journal goes */
 			move_finish(*job->mv);
 			move_free(*job->mv);
 			*job->mv = NULL;
