@@ -28,7 +28,8 @@ struct parser {
 	bool nomem;
 };
 
-static void perr(struct parser *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void perr(struct parser *p, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 /* One diagnostic "FILE:LINE: message". */
 static void perr(struct parser *p, const char *fmt, ...)
@@ -62,8 +63,8 @@ static char *dup(struct parser *p, const char *s)
 }
 
 /* "--align"-style size; false with a diagnostic. */
-static bool parse_size(struct parser *p, const char *what, const char *s, struct pa_grain *g,
-		       bool sectors_ok)
+static bool parse_size(struct parser *p, const char *what, const char *s,
+		       struct pa_grain *g, bool sectors_ok)
 {
 	int rc = units_parse_grain(s, g);
 
@@ -103,7 +104,8 @@ static bool global_value(struct parser *p, const char *k, const char *v)
 
 	if (strcmp(k, "owner") == 0 || strcmp(k, "group") == 0) {
 		if (!rules_account_is_valid(v)) {
-			perr(p, "%s %s: not a valid %s name", k, v, k[0] == 'o' ? "user" : "group");
+			perr(p, "%s %s: not a valid %s name", k, v,
+			     k[0] == 'o' ? "user" : "group");
 			return false;
 		}
 		*(k[0] == 'o' ? &c->owner : &c->group) = dup(p, v);
@@ -210,10 +212,11 @@ static bool selector(struct parser *p, struct provconf_disk *d, const char *s)
 			     "partition (use partalign rules --map for those)",
 			     s);
 		else
-			perr(p,
-			     "%s: expected a device path (/dev/...), wwn:ID, serial:ID or "
-			     "size:SIZE",
-			     s);
+			perr(
+			    p,
+			    "%s: expected a device path (/dev/...), wwn:ID, serial:ID or "
+			    "size:SIZE",
+			    s);
 		return false;
 	}
 	d->sel = kinds[i].kind;
@@ -241,7 +244,8 @@ static bool account_opt(struct parser *p, char **slot, const char *k, const char
 		return false;
 	}
 	if (!rules_account_is_valid(v)) {
-		perr(p, "%s=%s: not a valid %s name", k, v, k[0] == 'o' ? "user" : "group");
+		perr(p, "%s=%s: not a valid %s name", k, v,
+		     k[0] == 'o' ? "user" : "group");
 		return false;
 	}
 	*slot = dup(p, v);
@@ -296,12 +300,13 @@ static bool disk_unique(struct parser *p, const char *name, const struct provcon
 
 	for (i = 0; i < c->n; i++) {
 		if (strcasecmp(c->v[i].name, name) == 0) {
-			perr(p, "%s: the name is already used on %s (ASM ignores case)", name,
-			     c->v[i].where);
+			perr(p, "%s: the name is already used on %s (ASM ignores case)",
+			     name, c->v[i].where);
 			ok = false;
 		} else if (d->sel != PROVCONF_SEL_SIZE &&
 			   strcmp(c->v[i].selector, d->selector) == 0) {
-			perr(p, "%s: %s already names %s", name, d->selector, c->v[i].name);
+			perr(p, "%s: %s already names %s", name, d->selector,
+			     c->v[i].name);
 			ok = false;
 		}
 	}
@@ -365,8 +370,9 @@ static void disk_line(struct parser *p, char **tok, size_t ntok)
 
 static bool is_keyword(const char *s)
 {
-	return strcmp(s, "owner") == 0 || strcmp(s, "group") == 0 || strcmp(s, "mode") == 0 ||
-	       strcmp(s, "align") == 0 || strcmp(s, "rules") == 0;
+	return strcmp(s, "owner") == 0 || strcmp(s, "group") == 0 ||
+	       strcmp(s, "mode") == 0 || strcmp(s, "align") == 0 ||
+	       strcmp(s, "rules") == 0;
 }
 
 /* One line, without its newline: printable ASCII, then fields. */
@@ -436,9 +442,10 @@ int provconf_parse(struct provconf *c, const char *text, size_t len, const char 
 	free(buf);
 	if (!p.nomem && !p.errors && c->n == 0) {
 		p.errors++;
-		if (pa_diag_add(diags, file, 0,
-				"no disks: expected lines 'NAME SELECTOR [owner=U] [group=G] "
-				"[mode=M]'") < 0)
+		if (pa_diag_add(
+			diags, file, 0,
+			"no disks: expected lines 'NAME SELECTOR [owner=U] [group=G] "
+			"[mode=M]'") < 0)
 			p.nomem = true;
 	}
 	if (p.nomem)

@@ -46,10 +46,10 @@ struct provconf_disk {
 struct provconf {
 	struct provconf_disk *v;
 	size_t n, cap;
-	char *owner, *group; /* NULL: not given */
-	char *align;	     /* as written, NULL: not given */
-	char *rules;	     /* absolute file name, NULL: not given */
-	char mode[8];	     /* "": not given */
+	char *owner, *group;   /* NULL: not given */
+	char *align;	       /* as written, NULL: not given */
+	char *rules;	       /* absolute file name, NULL: not given */
+	char mode[8];	       /* "": not given */
 	struct pa_grain grain; /* align, else PA_GRAIN_DEFAULT */
 	/* the line of each global (0: not given yet), for "given twice" */
 	size_t owner_line, group_line, mode_line, align_line, rules_line;

@@ -49,18 +49,19 @@ static void expect_bad(const char *text, const char *where, const char *msg)
 
 static void test_good(void **state)
 {
-	static const char text[] = "# ASM disks\n"
-				   "owner grid\n"
-				   "group asmadmin\n"
-				   "mode 660\n"
-				   "align 4MiB\n"
-				   "rules /etc/udev/rules.d/99-asm.rules\n"
-				   "\n"
-				   "DATA1\t/dev/sdb\n"
-				   "DATA2  wwn:0x5000c500a1b2c3d4  owner=oracle mode=0640 # 4Kn\n"
-				   "FRA1 serial:ABC-123 group=dba\n"
-				   "FRA2 size:100GiB\n"
-				   "   # an indented comment";
+	static const char text[] =
+	    "# ASM disks\n"
+	    "owner grid\n"
+	    "group asmadmin\n"
+	    "mode 660\n"
+	    "align 4MiB\n"
+	    "rules /etc/udev/rules.d/99-asm.rules\n"
+	    "\n"
+	    "DATA1\t/dev/sdb\n"
+	    "DATA2  wwn:0x5000c500a1b2c3d4  owner=oracle mode=0640 # 4Kn\n"
+	    "FRA1 serial:ABC-123 group=dba\n"
+	    "FRA2 size:100GiB\n"
+	    "   # an indented comment";
 	struct parsed p;
 
 	parse(&p, text, sizeof(text) - 1);
@@ -130,17 +131,22 @@ static void test_globals_bad(void **state)
 		   "e.g. 'rules " RULES_DEFAULT_OUTPUT "'");
 	expect_bad("mode 0660\nmode 0640\nD /dev/sda\n", "asm.conf:2",
 		   "'mode' given twice (first on line 1)");
-	expect_bad("owner -x\nD /dev/sda\n", "asm.conf:1", "owner -x: not a valid user name");
+	expect_bad("owner -x\nD /dev/sda\n", "asm.conf:1",
+		   "owner -x: not a valid user name");
 	expect_bad("group a$b\nD /dev/sda\n", "asm.conf:1", "not a valid group name");
-	expect_bad("mode 999\nD /dev/sda\n", "asm.conf:1", "mode 999: expected 3 or 4 octal");
-	expect_bad("align 1000B\nD /dev/sda\n", "asm.conf:1", "not a multiple of 512 bytes");
+	expect_bad("mode 999\nD /dev/sda\n", "asm.conf:1",
+		   "mode 999: expected 3 or 4 octal");
+	expect_bad("align 1000B\nD /dev/sda\n", "asm.conf:1",
+		   "not a multiple of 512 bytes");
 	expect_bad("align 2XB\nD /dev/sda\n", "asm.conf:1", "TiB, s), e.g. 2MiB");
-	expect_bad("align 99999999999999999999TiB\nD /dev/sda\n", "asm.conf:1", "too large");
+	expect_bad("align 99999999999999999999TiB\nD /dev/sda\n", "asm.conf:1",
+		   "too large");
 	expect_bad("rules etc/x.rules\nD /dev/sda\n", "asm.conf:1",
 		   "expected an absolute file name");
 	expect_bad("rules /etc/x.conf\nD /dev/sda\n", "asm.conf:1",
 		   "udev reads only files ending in .rules");
-	expect_bad("rules /etc/\nD /dev/sda\n", "asm.conf:1", "expected an absolute file name");
+	expect_bad("rules /etc/\nD /dev/sda\n", "asm.conf:1",
+		   "expected an absolute file name");
 }
 
 static void test_disks_bad(void **state)
@@ -152,18 +158,23 @@ static void test_disks_bad(void **state)
 	expect_bad("D1 sdb\n", "asm.conf:1", "sdb: expected a device path (/dev/...)");
 	expect_bad("D1 partuuid:1234\n", "asm.conf:1", "provision names whole disks");
 	expect_bad("D1 wwn:\n", "asm.conf:1", "wwn:: empty wwn:");
-	expect_bad("D1 serial:a\"b\n", "asm.conf:1", "which no serial udev knows can contain");
-	expect_bad("D1 size:64s\n", "asm.conf:1", "a size in sectors depends on the disk");
-	expect_bad("D1 size:lots\n", "asm.conf:1", "size: lots: expected a positive size");
+	expect_bad("D1 serial:a\"b\n", "asm.conf:1",
+		   "which no serial udev knows can contain");
+	expect_bad("D1 size:64s\n", "asm.conf:1",
+		   "a size in sectors depends on the disk");
+	expect_bad("D1 size:lots\n", "asm.conf:1",
+		   "size: lots: expected a positive size");
 	expect_bad("D1 /dev/sda owner\n", "asm.conf:1", "'owner': expected owner=USER");
 	expect_bad("D1 /dev/sda =x\n", "asm.conf:1", "expected owner=USER");
 	expect_bad("D1 /dev/sda color=red\n", "asm.conf:1", "'color=': unknown");
 	expect_bad("D1 /dev/sda owner=a owner=b\n", "asm.conf:1", "owner= given twice");
-	expect_bad("D1 /dev/sda group=-a\n", "asm.conf:1", "group=-a: not a valid group name");
+	expect_bad("D1 /dev/sda group=-a\n", "asm.conf:1",
+		   "group=-a: not a valid group name");
 	expect_bad("D1 /dev/sda mode=8\n", "asm.conf:1", "mode=8: expected 3 or 4 octal");
 	expect_bad("D1 /dev/sda\nd1 /dev/sdb\n", "asm.conf:2",
 		   "d1: the name is already used on asm.conf:1 (ASM ignores case)");
-	expect_bad("D1 /dev/sda\nD2 /dev/sda\n", "asm.conf:2", "D2: /dev/sda already names D1");
+	expect_bad("D1 /dev/sda\nD2 /dev/sda\n", "asm.conf:2",
+		   "D2: /dev/sda already names D1");
 	expect_bad("D1 /dev/sda a=1 b=2 c=3 d=4 e=5 f=6 g=7\n", "asm.conf:1",
 		   "too many fields (at most 8)");
 }
