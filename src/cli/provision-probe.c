@@ -5,12 +5,13 @@
  *
  * The probe reads the table with libparted as plan does (lock, exclusive
  * open, in-use and read-only refusals, the kernel's view against the table,
- * the plan, libparted's acceptance of the new table) and keeps the answer
- * as a struct; it writes nothing.  fix --new is cmd_fix() called with the
- * options an admin would type; its stdout (progress meant for a terminal)
- * joins our stderr, so provision's stdout carries only the report.  The
- * reason of a refusal or failure is the last error either of them printed
- * (msg_record_start()).
+ * the plan, an unfinished move, libparted's acceptance of the new table) and
+ * keeps the answer as a struct; it writes nothing.  kernel_stale() and
+ * map_in_use() repeat plan.c's static helpers of the same names: plan.c
+ * exports no probe of its own (its prepare() would be the one to share).  fix --new is
+ * cmd_fix() called with the options an admin would type; its stdout (progress meant for a
+ * terminal) joins our stderr, so provision's stdout carries only the report.  The reason
+ * of a refusal or failure is the last error either of them printed (msg_record_start()).
  *
  * Ownership: probes belong to the run (r->probes) and borrow their device.
  */
@@ -23,6 +24,7 @@
 
 #include "apply/apply.h"
 #include "cli/cli.h"
+#include "cli/move-cli.h"
 #include "cli/provision.h"
 #include "core/exitcodes.h"
 #include "core/plan.h"
@@ -142,6 +144,8 @@ static int probe_plan(struct run *r, const struct pa_dev *dev, struct pa_plan *p
 		      bool *planned)
 {
 	struct pa_plan_opts po = {.grain = r->grain, .new_disk = true};
+	struct cli_move_opts mo = {0};
+	struct pa_mover *mv = NULL; /* stays NULL: no --move-data */
 	struct pa_disk disk = {0};
 	struct pa_shadow *sh = NULL;
 	struct pa_diags msgs = {0};
@@ -160,6 +164,9 @@ static int probe_plan(struct run *r, const struct pa_dev *dev, struct pa_plan *p
 		stale = kernel_stale(&r->devs, dev, &t);
 		rc = plan_compute(&t, &dev->topo, &po, p);
 	}
+	/* an unfinished move refuses the disk, as in plan */
+	if (rc == 0)
+		rc = cli_move_prepare(&mo, &po, dev, p, &mv);
 	if (rc < 0) {
 		msg_diags(&msgs);
 		msg_err(dev->path, -rc, "cannot read the partition table");
@@ -183,6 +190,7 @@ static int probe_plan(struct run *r, const struct pa_dev *dev, struct pa_plan *p
 	status = p->refusal || p->changes || stale ? PA_EXIT_MISALIGNED : PA_EXIT_OK;
 out:
 	pa_diags_free(&msgs);
+	move_free(mv);
 	apply_shadow_free(sh);
 	apply_disk_close(&disk);
 	free(inuse);
