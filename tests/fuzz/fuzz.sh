@@ -24,7 +24,7 @@ mkdir -p "$out/obj"
 
 # the code under test: the pure core, the scanner, the label and backup
 # readers of apply
-lib=("$src"/src/core/*.c "$src"/src/scan/*.c "$src"/src/apply/label.c
+lib=("$src"/src/core/*.c "$src"/src/shared/*.c "$src"/src/scan/*.c "$src"/src/apply/label.c
 	"$src"/src/apply/backup.c "$src"/src/apply/disk.c)
 obj() { echo "$out/obj/$(basename "$(dirname "$1")")-$(basename "$1" .c).o"; }
 objs=()
