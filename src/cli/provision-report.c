@@ -16,13 +16,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cli/cli.h"
 #include "cli/provision.h"
 #include "core/exitcodes.h"
 #include "core/provconf.h"
 #include "core/rules.h"
+#include "shared/sys.h"
 
 const char *const provision_action_names[] = {
     [ACT_PENDING] = "error", /* never reported: every disk ends in another state */
@@ -31,16 +31,6 @@ const char *const provision_action_names[] = {
 };
 
 /* ---- rules --------------------------------------------------------------- */
-
-/* 1 in a chroot, 0 not, -errno when it cannot be told (no /proc). */
-static int in_chroot(void)
-{
-	struct stat a, b;
-
-	if (stat("/", &a) < 0 || stat("/proc/1/root", &b) < 0)
-		return -errno;
-	return a.st_dev != b.st_dev || a.st_ino != b.st_ino;
-}
 
 /* Whether every disk has a usable partition; else why the rules are skipped. */
 static bool rules_ready(struct run *r)
@@ -78,7 +68,7 @@ static void rules_trigger_note(struct run *r)
 	if (r->o.root)
 		r->no_trigger = "--root: udev not triggered, the rules apply at the next "
 				"boot of that system";
-	else if ((ch = in_chroot()) > 0)
+	else if ((ch = sys_chroot_state()) > 0)
 		r->no_trigger =
 		    "running in a chroot: udev not triggered, the rules apply "
 		    "at the next boot";
