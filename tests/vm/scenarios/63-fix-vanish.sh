@@ -14,8 +14,8 @@
 
 VANISH_LIMIT=120	 # seconds fix may take once the device is gone
 VANISH_START=63		 # the partition: start and size in 512-byte sectors
-VANISH_SIZE=16384
-VANISH_CUT=4096		 # delete the device after this many sectors written
+VANISH_SIZE=8192
+VANISH_CUT=1024		 # delete the device after this many sectors written
 VANISH_CHUNK=65536	 # PARTALIGN_MOVE_CHUNK: many chunks, so the move lasts
 mnt=/mnt/vanish
 jdir=$mnt/journal
@@ -31,7 +31,7 @@ mount -t ext2 "/dev/$jdisk" "$mnt" 2>/dev/null || mount -t ext4 "/dev/$jdisk" "$
 mkdir -p "$jdir" "$bdir"
 
 vm_rmmod scsi_debug || vm_fatal "scsi_debug is loaded and cannot be unloaded"
-vm_modprobe scsi_debug sector_size=512 physblk_exp=3 dev_size_mb=16 ||
+vm_modprobe scsi_debug sector_size=512 physblk_exp=3 dev_size_mb=8 ||
 	vm_fatal "cannot load scsi_debug sector_size=512 physblk_exp=3"
 vm_settle
 # sectors written to DISK so far (field 7 of its stat)
