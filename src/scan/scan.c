@@ -159,17 +159,11 @@ static void read_topology(int syspath, struct pa_topology *t)
 static int read_names(int dfd, const char *sub, char **list)
 {
 	struct dirent *de;
-	DIR *dir;
-	int fd, rc = 0;
+	DIR *dir = dir_open_at(dfd, sub);
+	int rc = 0;
 
-	fd = openat(dfd, sub, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
+	if (!dir)
 		return 0;
-	dir = fdopendir(fd);
-	if (!dir) {
-		close(fd);
-		return 0;
-	}
 	while (rc == 0 && (de = readdir(dir)))
 		if (de->d_name[0] != '.')
 			rc = pa_strlist_append(list, de->d_name, ' ');
@@ -582,17 +576,11 @@ static int work_add_partitions(struct worklist *w, int cfd, const char *name)
 {
 	char sub[PATH_MAX];
 	struct dirent *de;
-	DIR *dir;
-	int fd, rc = 0;
+	DIR *dir = dir_open_at(cfd, name);
+	int rc = 0;
 
-	fd = openat(cfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
+	if (!dir)
 		return 0;
-	dir = fdopendir(fd);
-	if (!dir) {
-		close(fd);
-		return 0;
-	}
 	while (rc == 0 && (de = readdir(dir))) {
 		if (strncmp(de->d_name, name, strlen(name)) != 0)
 			continue;

@@ -184,6 +184,23 @@ int read_attr_at(int dfd, const char *path, char *buf, size_t len)
 	return 0;
 }
 
+DIR *dir_open_at(int dfd, const char *path)
+{
+	int fd = openat(dfd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *dir;
+
+	if (fd < 0)
+		return NULL;
+	dir = fdopendir(fd);
+	if (!dir) {
+		int e = errno;
+
+		close(fd);
+		errno = e;
+	}
+	return dir;
+}
+
 char *path_dir(const char *path)
 {
 	const char *slash = strrchr(path, '/');
@@ -249,16 +266,10 @@ static void remove_stale_temps(int dfd, const char *base)
 {
 	size_t bl = strlen(base);
 	struct dirent *de;
-	DIR *dir;
-	int fd = dup(dfd);
+	DIR *dir = dir_open_at(dfd, ".");
 
-	if (fd < 0)
+	if (!dir)
 		return;
-	dir = fdopendir(fd);
-	if (!dir) {
-		close(fd);
-		return;
-	}
 	while ((de = readdir(dir))) {
 		const char *n = de->d_name;
 

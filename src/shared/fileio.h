@@ -8,6 +8,7 @@
 #ifndef PARTALIGN_SHARED_FILEIO_H
 #define PARTALIGN_SHARED_FILEIO_H
 
+#include <dirent.h>
 #include <stdint.h>
 #include <stddef.h>
 #include <sys/types.h>
@@ -44,6 +45,10 @@ int read_file(const char *path, size_t max, void **buf, size_t *len);
  * trailing newlines, spaces and tabs removed.
  */
 int read_attr_at(int dfd, const char *path, char *buf, size_t len);
+
+/* The directory @path relative to @dfd (AT_FDCWD for none), open for readdir(); NULL
+ * and errno set when it cannot be opened.  closedir() closes it. */
+DIR *dir_open_at(int dfd, const char *path);
 
 /* The directory part of @path, malloc'd: "." for a bare name, "/" for "/x"; NULL
  * without memory. */

@@ -309,6 +309,30 @@ static void test_read_attr(void **state)
 	close(dfd);
 }
 
+static void test_dir_open_at(void **state)
+{
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY);
+	struct dirent *de;
+	DIR *d;
+	int n = 0;
+
+	assert_true(dfd >= 0);
+	assert_int_equal(mkdir(at("sub"), 0755), 0);
+	put(at("sub/x"), "x", 1);
+	d = dir_open_at(dfd, "sub");
+	assert_non_null(d);
+	while ((de = readdir(d)))
+		n += strcmp(de->d_name, "x") == 0;
+	closedir(d);
+	assert_int_equal(n, 1);
+	errno = 0;
+	assert_null(dir_open_at(dfd, "sub/x"));
+	assert_int_equal(errno, ENOTDIR);
+	assert_null(dir_open_at(dfd, "missing"));
+	assert_int_equal(errno, ENOENT);
+	close(dfd);
+}
+
 static void test_path_dir(void **state)
 {
 	static const char *const cases[][2] = {
@@ -360,6 +384,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_publish_readonly_dir, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_tmp_steps, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_read_attr, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_dir_open_at, setup, teardown),
 	    cmocka_unit_test(test_path_dir),
 	    cmocka_unit_test_setup_teardown(test_publish_fd, setup, teardown),
 	};
