@@ -81,14 +81,7 @@ static int rd_mem(void *ctx, uint64_t off, void *buf, size_t len)
 
 static int rd_disk(void *ctx, uint64_t off, void *buf, size_t len)
 {
-	struct pa_disk *d = ctx;
-	size_t done;
-	int rc = pread_upto(d->fd, buf, len, off, &done);
-
-	if (rc < 0)
-		return rc;
-	memset((char *)buf + done, 0, len - done);
-	return 0;
+	return pread_zero(((struct pa_disk *)ctx)->fd, buf, len, off);
 }
 
 int apply_disk_identity(struct pa_disk *d, struct label_id *id)

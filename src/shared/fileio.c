@@ -63,6 +63,17 @@ int pread_all(int fd, void *buf, size_t len, uint64_t off)
 	return rc < 0 ? rc : done < len ? -EIO : 0;
 }
 
+int pread_zero(int fd, void *buf, size_t len, uint64_t off)
+{
+	size_t done;
+	int rc = pread_upto(fd, buf, len, off, &done);
+
+	if (rc < 0)
+		return rc;
+	memset((char *)buf + done, 0, len - done);
+	return 0;
+}
+
 int pwrite_all(int fd, const void *buf, size_t len, uint64_t off)
 {
 	size_t done = 0;

@@ -23,6 +23,9 @@ int pread_all(int fd, void *buf, size_t len, uint64_t off);
 /* The same, but end of file ends the read early: *@done says how many bytes came. */
 int pread_upto(int fd, void *buf, size_t len, uint64_t off, size_t *done);
 
+/* The same, the part past end of file read as zeros (a label reader's view of a disk). */
+int pread_zero(int fd, void *buf, size_t len, uint64_t off);
+
 /* @len bytes to @fd at @off (pwrite); EINTR and short writes retried. */
 int pwrite_all(int fd, const void *buf, size_t len, uint64_t off);
 

@@ -164,6 +164,10 @@ static void test_pread_all(void **state)
 	assert_int_equal(pread_all(fd, b, 4, 2), 0);
 	assert_memory_equal(b, "cdef", 4);
 	assert_int_equal(pread_all(fd, b, 4, 6), -EIO); /* end of file */
+	assert_int_equal(pread_zero(fd, b, 4, 6), 0);
+	assert_memory_equal(b, "gh\0\0", 4);
+	assert_int_equal(pread_zero(fd, b, 4, 100), 0);
+	assert_memory_equal(b, "\0\0\0\0", 4);
 	close(fd);
 }
 
