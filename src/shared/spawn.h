@@ -8,7 +8,8 @@
  *
  * The child gets stdin from /dev/null and an environment of PATH=SPAWN_PATH,
  * LC_ALL=C and the caller's PARTALIGN_* variables (partalign's own settings, which a
- * child partalign-apply must see), nothing else.
+ * child partalign-apply must see), nothing else; in a build with sanitizers also
+ * ASAN_OPTIONS, UBSAN_OPTIONS and LSAN_OPTIONS.
  */
 #ifndef PARTALIGN_SHARED_SPAWN_H
 #define PARTALIGN_SHARED_SPAWN_H
