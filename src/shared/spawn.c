@@ -157,6 +157,7 @@ int spawn(const char *const argv[], unsigned flags, struct spawn_result *r)
 	posix_spawn_file_actions_t fa;
 	int pipes[2][2] = {{-1, -1}, {-1, -1}};
 	bool cap[2] = {flags & SPAWN_OUT, flags & SPAWN_ERR};
+	bool join = (flags & SPAWN_OUT_TO_ERR) && !cap[0];
 	char path[4096], **env = NULL;
 	struct pollfd pf[2];
 	pid_t pid;
@@ -195,12 +196,16 @@ int spawn(const char *const argv[], unsigned flags, struct spawn_result *r)
 	for (i = 0; i < 2; i++) {
 		int fd = i ? STDERR_FILENO : STDOUT_FILENO;
 
+		if (i == 0 && join)
+			continue;
 		if (cap[i])
 			posix_spawn_file_actions_adddup2(&fa, pipes[i][1], fd);
 		else if (flags & SPAWN_QUIET)
 			posix_spawn_file_actions_addopen(&fa, fd, "/dev/null", O_WRONLY,
 							 0);
 	}
+	if (join)
+		posix_spawn_file_actions_adddup2(&fa, STDERR_FILENO, STDOUT_FILENO);
 	/* what we buffered must not come after what the child writes to the same place */
 	fflush(stdout);
 	fflush(stderr);
