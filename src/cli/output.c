@@ -17,6 +17,7 @@
 
 #include "cli/cli.h"
 #include "core/exitcodes.h"
+#include "shared/size.h"
 
 static int find_col(const struct out_col *cols, size_t ncols, const char *name, size_t len)
 {
@@ -176,27 +177,6 @@ int out_set_s64(struct libscols_line *ln, size_t i, long long v)
 	return scols_line_set_data(ln, i, buf);
 }
 
-/* lsblk style: "100M", "1.5G"; one decimal, rounded down so it never overstates */
-static void human(unsigned long long v, char *buf, size_t len)
-{
-	static const char suffix[] = "BKMGTPE";
-	unsigned long long frac = 0;
-	int i = 0;
-
-	while (v >= 1024 && i < 6) {
-		frac = v % 1024;
-		v /= 1024;
-		i++;
-	}
-	frac = frac * 10 / 1024;
-	if (i == 0)
-		snprintf(buf, len, "%lluB", v);
-	else if (frac)
-		snprintf(buf, len, "%llu.%llu%c", v, frac, suffix[i]);
-	else
-		snprintf(buf, len, "%llu%c", v, suffix[i]);
-}
-
 int out_set_size(const struct out_opts *o, struct libscols_line *ln, size_t i,
 		 unsigned long long v)
 {
@@ -204,8 +184,7 @@ int out_set_size(const struct out_opts *o, struct libscols_line *ln, size_t i,
 
 	if (o->format != OUT_TABLE || o->bytes)
 		return out_set_u64(ln, i, v);
-	human(v, buf, sizeof(buf));
-	return scols_line_set_data(ln, i, buf);
+	return scols_line_set_data(ln, i, size_human(v, buf, sizeof(buf)));
 }
 
 void out_detect_terminal(struct out_opts *o)

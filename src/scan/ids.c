@@ -21,6 +21,7 @@
 
 #include "core/marker.h"
 #include "scan/ids.h"
+#include "shared/fileio.h"
 
 static char *probe_value(blkid_probe pr, const char *name)
 {
@@ -154,22 +155,10 @@ out:
 static int attr_read(const char *dir, const char *attr, char *buf, size_t len)
 {
 	char p[PATH_MAX];
-	ssize_t n;
-	int fd;
 
 	if ((size_t)snprintf(p, sizeof(p), "%s/%s", dir, attr) >= sizeof(p))
 		return -ENAMETOOLONG;
-	fd = open(p, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, len - 1);
-	close(fd);
-	if (n < 0)
-		return -errno;
-	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
-		n--;
-	buf[n] = '\0';
-	return 0;
+	return read_attr_at(AT_FDCWD, p, buf, len);
 }
 
 static bool attr_num(const char *dir, const char *attr, long long *v)
