@@ -42,6 +42,7 @@
 #include "apply/label.h"
 #include "core/crc32.h"
 #include "shared/endian.h"
+#include "shared/fileio.h"
 
 #define MAGIC1 "partalign-backup 1\n"
 #define MAGIC2 "partalign-backup 2\n"
@@ -51,45 +52,6 @@
 #define MAX_FILE (256ull << 20)
 #define MAX_LINE 4096
 #define MAX_LABEL 258
-
-static int mkdirs(const char *dir)
-{
-	char *p, *s = strdup(dir);
-
-	if (!s)
-		return -ENOMEM;
-	for (p = s + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(s, 0700) < 0 && errno != EEXIST) {
-			free(s);
-			return -errno;
-		}
-		*p = '/';
-	}
-	free(s);
-	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
-		return -errno;
-	return 0;
-}
-
-static int write_all(int fd, const void *buf, size_t len)
-{
-	const char *p = buf;
-
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : -EIO;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
 
 /* An image made of regions: bytes they do not hold read as 0. */
 struct mem_image {
@@ -119,23 +81,7 @@ static int rd_mem(void *ctx, uint64_t off, void *buf, size_t len)
 
 static int rd_disk(void *ctx, uint64_t off, void *buf, size_t len)
 {
-	struct pa_disk *d = ctx;
-	size_t done = 0;
-
-	while (done < len) {
-		ssize_t n =
-		    pread(d->fd, (char *)buf + done, len - done, (off_t)(off + done));
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			break;
-		done += (size_t)n;
-	}
-	memset((char *)buf + done, 0, len - done);
-	return 0;
+	return pread_zero(((struct pa_disk *)ctx)->fd, buf, len, off);
 }
 
 int apply_disk_identity(struct pa_disk *d, struct label_id *id)
@@ -159,7 +105,7 @@ int apply_backup_save(struct pa_disk *d, const char *dir, const char *id,
 		      const struct label_id *after, uint64_t move_id, char **path)
 {
 	char stamp[32], created[32], trailer[TRAILER_LEN + 1];
-	char *final = NULL, *tmp = NULL, *hdr = NULL;
+	char *final = NULL, *hdr = NULL;
 	unsigned char **data = calloc(n ? n : 1, sizeof(*data));
 	struct label_id *held = malloc(sizeof(*held));
 	struct mem_image img = {.regs = regs, .n = n};
@@ -167,7 +113,8 @@ int apply_backup_save(struct pa_disk *d, const char *dir, const char *id,
 	struct tm tm;
 	uint32_t crc;
 	size_t i, len = 0;
-	int fd = -1, dfd = -1, rc;
+	struct file_tmp t;
+	int rc;
 	FILE *m;
 
 	if (!data || !held) {
@@ -184,7 +131,7 @@ int apply_backup_save(struct pa_disk *d, const char *dir, const char *id,
 	rc = label_identity(rd_mem, &img, d->logical, d->size, held);
 	if (rc < 0)
 		goto out;
-	rc = mkdirs(dir);
+	rc = mkdir_p(dir, 0700);
 	if (rc < 0)
 		goto out;
 	clock_gettime(CLOCK_REALTIME, &ts);
@@ -192,10 +139,8 @@ int apply_backup_save(struct pa_disk *d, const char *dir, const char *id,
 	strftime(created, sizeof(created), "%Y-%m-%dT%H:%M:%SZ", &tm);
 	/* nanoseconds keep two backups of one second apart */
 	strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%S", &tm);
-	if (asprintf(&final, "%s/%s-%s.%09ldZ.pt", dir, id, stamp, ts.tv_nsec) < 0 ||
-	    asprintf(&tmp, "%s/.%s-%s.%09ld.%ld.tmp", dir, id, stamp, ts.tv_nsec,
-		     (long)getpid()) < 0) {
-		final = tmp = NULL;
+	if (asprintf(&final, "%s/%s-%s.%09ldZ.pt", dir, id, stamp, ts.tv_nsec) < 0) {
+		final = NULL;
 		rc = -ENOMEM;
 		goto out;
 	}
@@ -224,37 +169,19 @@ int apply_backup_save(struct pa_disk *d, const char *dir, const char *id,
 	for (i = 0; i < n; i++)
 		crc = pa_crc32(crc, data[i], regs[i].len);
 	snprintf(trailer, sizeof(trailer), "crc32 %08" PRIx32 "\n", crc);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-	if (fd < 0 && errno == EEXIST) {
-		/* left by a run of the same pid that was killed: ours to replace */
-		unlink(tmp);
-		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-	}
-	if (fd < 0) {
-		rc = -errno;
+	/* ".NAME.pt.XXXXXX" until it is complete: never listed as a backup */
+	rc = file_tmp_open(&t, final, 0600, 0);
+	if (rc < 0)
 		goto out;
-	}
-	rc = write_all(fd, hdr, len);
+	rc = write_all(t.fd, hdr, len);
 	for (i = 0; i < n && rc == 0; i++)
-		rc = write_all(fd, data[i], regs[i].len);
+		rc = write_all(t.fd, data[i], regs[i].len);
 	if (rc == 0)
-		rc = write_all(fd, trailer, TRAILER_LEN);
-	if (rc == 0 && fsync(fd) < 0)
-		rc = -errno;
-	if (close(fd) < 0 && rc == 0)
-		rc = -errno;
-	fd = -1;
-	if (rc == 0 && rename(tmp, final) < 0)
-		rc = -errno;
-	if (rc < 0) {
-		unlink(tmp);
-		goto out;
-	}
-	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0 || fsync(dfd) < 0)
-		rc = -errno;
-	if (dfd >= 0)
-		close(dfd);
+		rc = write_all(t.fd, trailer, TRAILER_LEN);
+	if (rc < 0)
+		file_tmp_abort(&t);
+	else
+		rc = file_tmp_publish(&t);
 	if (rc == 0) {
 		*path = final;
 		final = NULL;
@@ -265,7 +192,6 @@ out:
 	free(data);
 	free(held);
 	free(hdr);
-	free(tmp);
 	free(final);
 	return rc;
 }
@@ -462,47 +388,22 @@ static int parse_header(const char *buf, size_t len, unsigned int format,
 }
 
 /* The whole file, if it is not absurdly big for a table backup. */
-static int read_file(const char *file, unsigned char **buf, size_t *len)
+static int read_backup_file(const char *file, unsigned char **buf, size_t *len)
 {
 	struct stat st;
-	size_t done = 0;
-	int fd = open(file, O_RDONLY | O_CLOEXEC), rc = 0;
+	void *b;
+	int rc;
 
 	*buf = NULL;
-	if (fd < 0)
+	if (stat(file, &st) < 0)
 		return -errno;
-	if (fstat(fd, &st) < 0) {
-		rc = -errno;
-		goto out;
-	}
-	if (!S_ISREG(st.st_mode) || (uint64_t)st.st_size > MAX_FILE) {
-		rc = S_ISREG(st.st_mode) ? -EBADMSG : -EINVAL;
-		goto out;
-	}
-	*buf = malloc((size_t)st.st_size + 1);
-	if (!*buf) {
-		rc = -ENOMEM;
-		goto out;
-	}
-	while (done < (size_t)st.st_size) {
-		ssize_t n = read(fd, *buf + done, (size_t)st.st_size - done);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			rc = n < 0 ? -errno : -EBADMSG;
-			goto out;
-		}
-		done += (size_t)n;
-	}
-	*len = done;
-out:
-	if (rc < 0) {
-		free(*buf);
-		*buf = NULL;
-	}
-	close(fd);
-	return rc;
+	if (!S_ISREG(st.st_mode))
+		return -EINVAL;
+	rc = read_file(file, MAX_FILE, &b, len);
+	if (rc < 0)
+		return rc == -EFBIG ? -EBADMSG : rc;
+	*buf = b;
+	return 0;
 }
 
 static bool same_parts(const struct label_id *a, const struct label_id *b)
@@ -529,7 +430,7 @@ int apply_backup_load(const char *file, struct pa_backup *b)
 	int rc;
 
 	memset(b, 0, sizeof(*b));
-	rc = read_file(file, &buf, &len);
+	rc = read_backup_file(file, &buf, &len);
 	if (rc < 0)
 		return rc;
 	rc = -EBADMSG;

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "apply/apply.h"
+#include "shared/fileio.h"
 
 int apply_disk_open(const char *path, unsigned int flags, int wait_ms, struct pa_disk *d)
 {
@@ -114,24 +115,16 @@ void apply_disk_close(struct pa_disk *d)
 int apply_disk_read(struct pa_disk *d, const struct pa_extent *r, void **buf)
 {
 	unsigned char *b = malloc(r->len ? r->len : 1);
-	uint64_t done = 0;
+	int rc;
 
 	if (!b)
 		return -ENOMEM;
 	/* cached pages may predate our own O_DIRECT writes: read the disk */
 	posix_fadvise(d->fd, (off_t)r->off, (off_t)r->len, POSIX_FADV_DONTNEED);
-	while (done < r->len) {
-		ssize_t n = pread(d->fd, b + done, r->len - done, (off_t)(r->off + done));
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			int rc = n < 0 ? -errno : -EIO;
-
-			free(b);
-			return rc;
-		}
-		done += (uint64_t)n;
+	rc = pread_all(d->fd, b, r->len, r->off);
+	if (rc < 0) {
+		free(b);
+		return rc;
 	}
 	*buf = b;
 	return 0;

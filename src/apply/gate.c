@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "apply/apply.h"
+#include "shared/fileio.h"
 
 struct pa_writer {
 	struct pa_disk *d;
@@ -80,23 +81,6 @@ int apply_gate_direct_fd(const struct pa_writer *w)
 	return w->dfd;
 }
 
-static int io_all(int fd, void *buf, uint64_t len, uint64_t off, bool write)
-{
-	uint64_t done = 0;
-
-	while (done < len) {
-		ssize_t n = write ? pwrite(fd, (char *)buf + done, len - done, (off_t)(off + done))
-				  : pread(fd, (char *)buf + done, len - done, (off_t)(off + done));
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : -EIO;
-		done += (uint64_t)n;
-	}
-	return 0;
-}
-
 /* Write @len bytes of @src at @off unless the disk holds them already; then flush. */
 static int put(struct pa_writer *w, const void *src, uint64_t off, uint64_t len,
 	       uint64_t *written)
@@ -110,11 +94,11 @@ static int put(struct pa_writer *w, const void *src, uint64_t off, uint64_t len,
 		rc = -ENOMEM;
 		goto out;
 	}
-	rc = io_all(w->dfd, cur, len, off, false);
+	rc = pread_all(w->dfd, cur, (size_t)len, off);
 	if (rc < 0 || memcmp(cur, src, len) == 0)
 		goto out;
 	memcpy(buf, src, len);
-	rc = io_all(w->dfd, buf, len, off, true);
+	rc = pwrite_all(w->dfd, buf, (size_t)len, off);
 	if (rc == 0 && fsync(w->dfd) < 0)
 		rc = -errno;
 	if (rc == 0)

@@ -17,17 +17,11 @@
 #include "apply/label.h"
 #include "core/journal.h"
 #include "core/marker.h"
+#include "shared/fileio.h"
 
 static int rd_disk(void *ctx, uint64_t off, void *buf, size_t len)
 {
-	struct pa_disk *d = ctx;
-	ssize_t n = pread(d->fd, buf, len, (off_t)off);
-
-	if (n < 0)
-		return -errno;
-	if ((size_t)n != len)
-		memset((char *)buf + n, 0, len - (size_t)n);
-	return 0;
+	return pread_zero(((struct pa_disk *)ctx)->fd, buf, len, off);
 }
 
 static struct marker_io disk_io(struct pa_disk *d)

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "apply/move.h"
+#include "shared/fileio.h"
 
 const char *move_journal_dir_default(void)
 {
@@ -76,14 +77,14 @@ static bool journal_move_id(const char *path, uint64_t *id)
 	struct pa_journal j;
 	char *buf = malloc(PA_JOURNAL_HDR_MAX);
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	ssize_t n = -1;
+	size_t n = 0;
 	bool ok = false;
 
 	if (fd < 0 && errno == ELOOP)
 		fd = open(path, O_RDONLY | O_CLOEXEC); /* a pointer */
-	if (fd >= 0 && buf)
-		n = pread(fd, buf, PA_JOURNAL_HDR_MAX, 0);
-	if (n > 0 && journal_parse(buf, (size_t)n, &j) == 0) {
+	if (fd >= 0 && buf && pread_upto(fd, buf, PA_JOURNAL_HDR_MAX, 0, &n) < 0)
+		n = 0;
+	if (n > 0 && journal_parse(buf, n, &j) == 0) {
 		*id = j.move_id;
 		ok = true;
 		journal_free(&j);

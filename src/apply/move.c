@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "apply/move.h"
+#include "shared/fileio.h"
 
 #define NBUF 8
 #define CRC_CAP 4096u		   /* checksums of chunks written but not yet recorded */
@@ -57,78 +58,9 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static int pio(int fd, void *buf, size_t len, uint64_t off, bool wr)
-{
-	size_t done = 0;
-
-	while (done < len) {
-		ssize_t n =
-		    wr ? pwrite(fd, (char *)buf + done, len - done, (off_t)(off + done))
-		       : pread(fd, (char *)buf + done, len - done, (off_t)(off + done));
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			return -EIO;
-		done += (size_t)n;
-	}
-	return 0;
-}
-
 static int sync_fd(int fd)
 {
 	return fdatasync(fd) < 0 ? -errno : 0;
-}
-
-static int fsync_dir(const char *dir)
-{
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	int rc = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (fsync(fd) < 0)
-		rc = -errno;
-	close(fd);
-	return rc;
-}
-
-static int mkdirs(const char *dir)
-{
-	char *s = strdup(dir), *p;
-	int rc = 0;
-
-	if (!s)
-		return -ENOMEM;
-	for (p = s + 1;; p++) {
-		if (*p && *p != '/')
-			continue;
-		char c = *p;
-
-		*p = '\0';
-		if (mkdir(s, 0700) < 0 && errno != EEXIST) {
-			rc = -errno;
-			break;
-		}
-		*p = c;
-		if (!c)
-			break;
-	}
-	free(s);
-	return rc;
-}
-
-static char *dir_of(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-
-	if (!slash)
-		return strdup(".");
-	if (slash == path)
-		return strdup("/");
-	return strndup(path, (size_t)(slash - path));
 }
 
 /* ---- where does the journal live ---- */
@@ -254,7 +186,7 @@ int move_journal_on_disk(const char *dir, const struct pa_devlist *l,
 			free(p);
 			return rc;
 		}
-		up = dir_of(p);
+		up = path_dir(p);
 		free(p);
 		if (!up)
 			return -ENOMEM;
@@ -346,7 +278,7 @@ static struct pa_mover *mover_new(const char *path)
 		return NULL;
 	m->fd = m->dfd = -1;
 	m->path = strdup(path);
-	m->dir = dir_of(path);
+	m->dir = path_dir(path);
 	if (m->dir && m->path)
 		set_abs(m);
 	if (!m->path || !m->dir) {
@@ -380,7 +312,7 @@ static int table_crc(struct pa_mover *m, size_t k, uint64_t n, uint32_t *crc)
 	while (left) {
 		size_t len = left < sizeof(buf) ? (size_t)left : sizeof(buf);
 
-		rc = pio(m->fd, buf, len, pos, false);
+		rc = pread_all(m->fd, buf, len, pos);
 		if (rc < 0)
 			return rc;
 		*crc = pa_crc32(*crc, buf, len);
@@ -400,7 +332,7 @@ static int load_progress(struct pa_mover *m)
 
 	if (!buf)
 		return -ENOMEM;
-	rc = pio(m->fd, buf, 2 * PA_JOURNAL_BLOCK, m->j.prog_off, false);
+	rc = pread_all(m->fd, buf, 2 * PA_JOURNAL_BLOCK, m->j.prog_off);
 	for (i = 0; i < 2 && rc == 0; i++) {
 		uint32_t crc;
 
@@ -436,7 +368,7 @@ static char *follow(const char *link)
 	target[n] = '\0';
 	if (target[0] == '/')
 		return strdup(target);
-	dir = dir_of(link);
+	dir = path_dir(link);
 	if (dir && asprintf(&abs, "%s/%s", dir, target) < 0)
 		abs = NULL;
 	free(dir);
@@ -530,8 +462,7 @@ static int write_prog(struct pa_mover *m, const struct pa_jprog *r)
 	int rc;
 
 	journal_prog_encode(r, m->j.nonce, buf);
-	rc = pio(m->fd, buf, sizeof(buf), m->j.prog_off + (r->seq % 2) * PA_JOURNAL_BLOCK,
-		 true);
+	rc = pwrite_all(m->fd, buf, sizeof(buf), m->j.prog_off + (r->seq % 2) * PA_JOURNAL_BLOCK);
 	return rc < 0 ? rc : sync_fd(m->fd);
 }
 
@@ -539,13 +470,13 @@ static int write_prog(struct pa_mover *m, const struct pa_jprog *r)
  */
 static int make_pointer(struct pa_mover *m, const char *pointer)
 {
-	char dir[PATH_MAX], *target = NULL, *pdir = dir_of(pointer);
+	char dir[PATH_MAX], *target = NULL, *pdir = path_dir(pointer);
 	const char *base = strrchr(m->path, '/');
 	int rc;
 
 	if (!pdir)
 		return -ENOMEM;
-	rc = mkdirs(pdir);
+	rc = mkdir_p(pdir, 0700);
 	if (rc == 0 && !realpath(m->dir, dir))
 		rc = -errno;
 	if (rc == 0 && asprintf(&target, "%s/%s", dir, base ? base + 1 : m->path) < 0) {
@@ -572,7 +503,7 @@ static int zero_fill(int fd, uint64_t off, uint64_t len)
 	while (len && rc == 0) {
 		size_t n = len < sizeof(zero) ? (size_t)len : sizeof(zero);
 
-		rc = pio(fd, (void *)zero, n, off, true);
+		rc = pwrite_all(fd, (void *)zero, n, off);
 		off += n;
 		len -= n;
 	}
@@ -586,11 +517,12 @@ int move_create(const char *dir, const char *pointer_dir, struct pa_journal *j,
 	char *pointer = pointer_dir ? move_journal_file(pointer_dir, j->id, j->move_id) : NULL;
 	struct pa_mover *m = path ? mover_new(path) : NULL;
 	unsigned char rec[PA_JOURNAL_BLOCK];
-	char *hdr = NULL, *tmp = NULL;
+	char *hdr = NULL;
 	struct pa_jprog first = {.seq = 1};
+	struct file_tmp t;
 	const char *fstype;
 	struct stat st;
-	int fd = -1, rc;
+	int fd, rc;
 
 	free(path);
 	if (!m || (pointer_dir && !pointer)) {
@@ -605,7 +537,7 @@ int move_create(const char *dir, const char *pointer_dir, struct pa_journal *j,
 	if (rc == 0)
 		rc = journal_format(&m->j, &hdr);
 	if (rc == 0)
-		rc = mkdirs(m->dir);
+		rc = mkdir_p(m->dir, 0700);
 	if (rc < 0)
 		goto fail;
 	set_abs(m);
@@ -613,44 +545,32 @@ int move_create(const char *dir, const char *pointer_dir, struct pa_journal *j,
 		rc = -EEXIST;
 		goto fail;
 	}
-	if (asprintf(&tmp, "%s.new", m->path) < 0) {
-		tmp = NULL;
-		rc = -ENOMEM;
+	/* ".NAME.journal.XXXXXX" until renamed; a dead run's temporary goes first */
+	rc = file_tmp_open(&t, m->path, 0600, FILE_TMP_LOCK);
+	if (rc < 0)
 		goto fail;
-	}
-	unlink(tmp); /* a journal never renamed into place was never used */
-	fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-	if (fd < 0) {
-		rc = -errno;
-		goto fail;
-	}
+	fd = t.fd;
 	/*
 	 * The whole file now: no allocation (and no ENOSPC) in the middle of a
 	 * move.  The header, records and checksums are written as zeros, so a
 	 * checkpoint overwrites blocks in place and its flush commits no
 	 * metadata; the ring is only allocated.
 	 */
-	rc = posix_fallocate(fd, 0, (off_t)m->j.file_len);
-	if (rc > 0) {
-		rc = -rc;
-		goto fail;
-	}
-	rc = zero_fill(fd, m->j.hdr_len, m->j.ring_off - m->j.hdr_len);
+	rc = -posix_fallocate(fd, 0, (off_t)m->j.file_len);
 	if (rc == 0)
-		rc = pio(fd, hdr, m->j.hdr_len, 0, true);
+		rc = zero_fill(fd, m->j.hdr_len, m->j.ring_off - m->j.hdr_len);
+	if (rc == 0)
+		rc = pwrite_all(fd, hdr, m->j.hdr_len, 0);
 	journal_prog_encode(&first, m->j.nonce, rec);
 	if (rc == 0)
-		rc = pio(fd, rec, sizeof(rec), m->j.prog_off + PA_JOURNAL_BLOCK, true);
-	if (rc == 0 && fsync(fd) < 0)
-		rc = -errno;
-	if (rc == 0 && rename(tmp, m->path) < 0)
-		rc = -errno;
-	if (rc == 0)
-		rc = fsync_dir(m->dir);
+		rc = pwrite_all(fd, rec, sizeof(rec), m->j.prog_off + PA_JOURNAL_BLOCK);
+	if (rc < 0) {
+		file_tmp_abort(&t);
+		goto fail;
+	}
+	rc = file_tmp_publish_fd(&t, &m->fd);
 	if (rc < 0)
 		goto fail;
-	m->fd = fd;
-	fd = -1;
 	m->prog = first;
 	rc = open_direct(m);
 	if (rc == 0 && pointer)
@@ -662,17 +582,11 @@ int move_create(const char *dir, const char *pointer_dir, struct pa_journal *j,
 		goto fail;
 	}
 	free(hdr);
-	free(tmp);
 	free(pointer);
 	*out = m;
 	return 0;
 fail:
-	if (fd >= 0) {
-		close(fd);
-		unlink(tmp);
-	}
 	free(hdr);
-	free(tmp);
 	free(pointer);
 	move_free(m);
 	return rc;
@@ -687,7 +601,7 @@ int move_finish(struct pa_mover *m)
 		return -errno;
 	rc = fsync_dir(m->dir);
 	if (rc == 0 && m->pointer) {
-		char *pdir = dir_of(m->pointer);
+		char *pdir = path_dir(m->pointer);
 
 		if (unlink(m->pointer) < 0 && errno != ENOENT)
 			rc = -errno;
@@ -774,7 +688,7 @@ static void *reader(void *arg)
 			break;
 		pthread_mutex_unlock(&e->mu);
 		journal_chunk(e->j, e->m, i, &src, &dst, &len);
-		rc = pio(e->dfd, b->mem + PA_JOURNAL_BLOCK, (size_t)len, src, false);
+		rc = pread_all(e->dfd, b->mem + PA_JOURNAL_BLOCK, (size_t)len, src);
 		if (rc < 0) {
 			eng_fail(e, rc);
 			return NULL;
@@ -819,9 +733,9 @@ static void *saver(void *arg)
 			journal_chunk(e->j, e->m, k, &src, &dst, &len);
 			s.len = len;
 			journal_slot_encode(&s, e->j->nonce, b->mem);
-			rc = pio(e->mv->dfd, b->mem,
-				 (size_t)(PA_JOURNAL_BLOCK + io_len(e, len)),
-				 journal_slot_pos(e->j, k), true);
+			rc = pwrite_all(e->mv->dfd, b->mem,
+					(size_t)(PA_JOURNAL_BLOCK + io_len(e, len)),
+					journal_slot_pos(e->j, k));
 		}
 		if (rc == 0)
 			rc = sync_fd(e->mv->dfd);
@@ -863,7 +777,7 @@ static void *writer(void *arg)
 			break;
 		pthread_mutex_unlock(&e->mu);
 		journal_chunk(e->j, e->m, i, &src, &dst, &len);
-		rc = pio(e->dfd, b->mem + PA_JOURNAL_BLOCK, (size_t)len, dst, true);
+		rc = pwrite_all(e->dfd, b->mem + PA_JOURNAL_BLOCK, (size_t)len, dst);
 		if (rc < 0) {
 			eng_fail(e, rc);
 			return NULL;
@@ -907,8 +821,7 @@ static int checkpoint(struct eng *e, uint64_t upto, struct pa_move_stats *st)
 		le[(i - from) * 4 + 2] = (unsigned char)(c >> 16);
 		le[(i - from) * 4 + 3] = (unsigned char)(c >> 24);
 	}
-	rc = pio(mv->fd, le, (size_t)(upto - from) * 4, journal_crc_pos(e->j, e->m, from),
-		 true);
+	rc = pwrite_all(mv->fd, le, (size_t)(upto - from) * 4, journal_crc_pos(e->j, e->m, from));
 	if (rc == 0) {
 		r.crcs = pa_crc32(r.crcs, le, (size_t)(upto - from) * 4);
 		r.seq++;
@@ -935,8 +848,8 @@ static int redo_ring(struct eng *e, struct pa_move_stats *st)
 		int rc;
 
 		journal_chunk(e->j, e->m, i, &src, &dst, &len);
-		rc = pio(e->mv->dfd, b->mem, (size_t)(PA_JOURNAL_BLOCK + io_len(e, len)),
-			 journal_slot_pos(e->j, i), false);
+		rc = pread_all(e->mv->dfd, b->mem, (size_t)(PA_JOURNAL_BLOCK + io_len(e, len)),
+			       journal_slot_pos(e->j, i));
 		if (rc < 0)
 			return rc;
 		if (journal_slot_decode(b->mem, e->j->nonce, &s) < 0 || s.move != e->m ||
@@ -944,7 +857,7 @@ static int redo_ring(struct eng *e, struct pa_move_stats *st)
 		    pa_crc32(0, b->mem + PA_JOURNAL_BLOCK, (size_t)len) != s.crc)
 			break; /* never saved completely, so never written: the source is
 				  intact */
-		rc = pio(e->dfd, b->mem + PA_JOURNAL_BLOCK, (size_t)len, dst, true);
+		rc = pwrite_all(e->dfd, b->mem + PA_JOURNAL_BLOCK, (size_t)len, dst);
 		if (rc < 0)
 			return rc;
 		e->crcs[i % CRC_CAP] = s.crc;
@@ -1118,9 +1031,9 @@ int move_verify(struct pa_mover *m, struct pa_writer *w, uint64_t *bad)
 			uint32_t want;
 
 			journal_chunk(&m->j, k, i, &src, &dst, &len);
-			rc = pio(m->fd, le, 4, journal_crc_pos(&m->j, k, i), false);
+			rc = pread_all(m->fd, le, 4, journal_crc_pos(&m->j, k, i));
 			if (rc == 0)
-				rc = pio(dfd, buf, (size_t)len, dst, false);
+				rc = pread_all(dfd, buf, (size_t)len, dst);
 			if (rc < 0)
 				break;
 			want = (uint32_t)le[0] | (uint32_t)le[1] << 8 |

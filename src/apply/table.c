@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "apply/apply.h"
+#include "shared/fileio.h"
 #include "apply/label.h"
 #include "core/marker.h"
 #include "scan/scan.h"
@@ -88,14 +89,7 @@ static void parted_end(void)
 
 static int rd_fd(void *ctx, uint64_t off, void *buf, size_t len)
 {
-	int fd = *(int *)ctx;
-	ssize_t n = pread(fd, buf, len, (off_t)off);
-
-	if (n < 0)
-		return -errno;
-	if ((size_t)n != len)
-		memset((char *)buf + n, 0, len - (size_t)n);
-	return 0;
+	return pread_zero(*(int *)ctx, buf, len, off);
 }
 
 /* Copy [off, off+len) of the disk into the shadow. */
@@ -107,8 +101,7 @@ static int copy_in(struct pa_disk *d, struct pa_shadow *sh, uint64_t off, uint64
 
 	if (rc < 0)
 		return rc;
-	if (pwrite(sh->memfd, buf, len, (off_t)off) != (ssize_t)len)
-		rc = -errno ? -errno : -EIO;
+	rc = pwrite_all(sh->memfd, buf, (size_t)len, off);
 	free(buf);
 	return rc;
 }
@@ -209,9 +202,7 @@ static int fill_entries(struct pa_disk *d, struct pa_shadow *sh, struct pa_table
 
 static int wr_fd(void *ctx, uint64_t off, const void *buf, size_t len)
 {
-	int fd = *(int *)ctx;
-
-	return pwrite(fd, buf, len, (off_t)off) == (ssize_t)len ? 0 : -EIO;
+	return pwrite_all(*(int *)ctx, buf, len, off);
 }
 
 static struct marker_io shadow_io(struct pa_shadow *sh)

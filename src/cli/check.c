@@ -15,6 +15,7 @@
 
 #include "apply/label.h"
 #include "cli/cli.h"
+#include "shared/fileio.h"
 #include "cli/move-cli.h"
 #include "core/exitcodes.h"
 #include "core/plan.h"
@@ -525,13 +526,7 @@ out:
 
 static int rd_pread(void *ctx, uint64_t off, void *buf, size_t len)
 {
-	ssize_t n = pread(*(int *)ctx, buf, len, (off_t)off);
-
-	if (n < 0)
-		return -errno;
-	if ((size_t)n != len)
-		memset((char *)buf + n, 0, len - (size_t)n);
-	return 0;
+	return pread_zero(*(int *)ctx, buf, len, off);
 }
 
 /* --probe: a damaged GPT copy, said once per disk; plan says what fix would do. */

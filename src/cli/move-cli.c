@@ -20,6 +20,7 @@
 #include "cli/move-cli.h"
 #include "core/exitcodes.h"
 #include "scan/scan.h"
+#include "shared/size.h"
 
 static const char *jdir(const struct cli_move_opts *mo)
 {
@@ -200,20 +201,6 @@ static bool same_dir(const char *a, const char *b)
 	return realpath(a, ra) && realpath(b, rb) && strcmp(ra, rb) == 0;
 }
 
-static const char *human(uint64_t b, char *buf, size_t len)
-{
-	static const char *const u[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
-	double v = (double)b;
-	size_t i = 0;
-
-	while (v >= 1024 && i + 1 < sizeof(u) / sizeof(u[0])) {
-		v /= 1024;
-		i++;
-	}
-	snprintf(buf, len, i ? "%.1f %s" : "%.0f %s", v, u[i]);
-	return buf;
-}
-
 struct prog_ctx {
 	const char *dev;
 	bool show;
@@ -239,7 +226,8 @@ static bool on_progress(void *arg, const struct pa_move_progress *p)
 			"\r%s: moving partition %u (%zu/%zu): %s of %s, %.0f MB/s, "
 			"ETA %ld:%02ld\033[K",
 			c->dev, p->num, p->index + 1, p->count,
-			human(p->done, a, sizeof(a)), human(p->total, b, sizeof(b)),
+			size_human_iec(p->done, a, sizeof(a)),
+			size_human_iec(p->total, b, sizeof(b)),
 			rate / 1e6, eta / 60, eta % 60);
 		fflush(stderr);
 		c->shown = true;
@@ -384,10 +372,10 @@ int cli_move_run(const struct cli_move_opts *mo, const struct pa_dev *dev,
 	}
 	if (report && st.bytes)
 		printf("%s: moved %s in %.2f s, %.0f MB/s%s%s%s\n", dev->path,
-		       human(st.bytes, a, sizeof(a)), st.seconds,
+		       size_human_iec(st.bytes, a, sizeof(a)), st.seconds,
 		       st.seconds > 0 ? (double)st.bytes / st.seconds / 1e6 : 0.0,
 		       st.redone ? " (" : "",
-		       st.redone ? human(st.redone, b, sizeof(b)) : "",
+		       st.redone ? size_human_iec(st.redone, b, sizeof(b)) : "",
 		       st.redone ? " redone from the journal)" : "");
 	if (mo->verify) {
 		rc = move_verify(*mv, w, &bad);

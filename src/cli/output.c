@@ -1,7 +1,8 @@
 /*
  * Output through libsmartcols: one column table per command, rendered as a
- * table, --json, --pairs or --raw.  Nothing here writes JSON or pads columns
- * by hand.
+ * table, --json, --pairs or --raw.  Nothing here pads columns by hand; the
+ * one JSON value written by hand is the string of out_json_str(), for the
+ * report that is not one table (provision --json).
  */
 #include "config.h"
 
@@ -16,6 +17,7 @@
 
 #include "cli/cli.h"
 #include "core/exitcodes.h"
+#include "shared/size.h"
 
 static int find_col(const struct out_col *cols, size_t ncols, const char *name, size_t len)
 {
@@ -175,27 +177,6 @@ int out_set_s64(struct libscols_line *ln, size_t i, long long v)
 	return scols_line_set_data(ln, i, buf);
 }
 
-/* lsblk style: "100M", "1.5G"; one decimal, rounded down so it never overstates */
-static void human(unsigned long long v, char *buf, size_t len)
-{
-	static const char suffix[] = "BKMGTPE";
-	unsigned long long frac = 0;
-	int i = 0;
-
-	while (v >= 1024 && i < 6) {
-		frac = v % 1024;
-		v /= 1024;
-		i++;
-	}
-	frac = frac * 10 / 1024;
-	if (i == 0)
-		snprintf(buf, len, "%lluB", v);
-	else if (frac)
-		snprintf(buf, len, "%llu.%llu%c", v, frac, suffix[i]);
-	else
-		snprintf(buf, len, "%llu%c", v, suffix[i]);
-}
-
 int out_set_size(const struct out_opts *o, struct libscols_line *ln, size_t i,
 		 unsigned long long v)
 {
@@ -203,8 +184,7 @@ int out_set_size(const struct out_opts *o, struct libscols_line *ln, size_t i,
 
 	if (o->format != OUT_TABLE || o->bytes)
 		return out_set_u64(ln, i, v);
-	human(v, buf, sizeof(buf));
-	return scols_line_set_data(ln, i, buf);
+	return scols_line_set_data(ln, i, size_human(v, buf, sizeof(buf)));
 }
 
 void out_detect_terminal(struct out_opts *o)
@@ -246,4 +226,35 @@ bool out_parse_opt(int c, const char *arg, struct out_opts *o)
 		return true;
 	}
 	return false;
+}
+
+/*
+ * libsmartcols prints one table as {"name": [rows]}; provision's report is an
+ * object with scalars, a list and a nested object, so its writer uses this.
+ * Every string is escaped: quotes, backslashes, control bytes, and bytes
+ * outside ASCII (as \u00XX, so that the output is valid UTF-8 whatever a
+ * device string holds).
+ */
+void out_json_str(FILE *f, const char *s)
+{
+	if (!s) {
+		fputs("null", f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c == '\n')
+			fputs("\\n", f);
+		else if (c == '\t')
+			fputs("\\t", f);
+		else if (c < 0x20 || c >= 0x7f)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
 }

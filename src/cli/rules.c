@@ -20,15 +20,12 @@
 #include <grp.h>
 #include <limits.h>
 #include <pwd.h>
-#include <spawn.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
@@ -36,8 +33,10 @@
 #include "core/rules.h"
 #include "scan/ids.h"
 #include "scan/scan.h"
+#include "shared/fileio.h"
+#include "shared/spawn.h"
+#include "shared/sys.h"
 
-extern char **environ;
 
 /* --quiet: no progress lines on stdout (provision and scripts); errors still on stderr */
 static bool quiet;
@@ -112,172 +111,41 @@ static void usage(FILE *f)
 
 /* ---- files ------------------------------------------------------------- */
 
-/* Whole file into *text (NUL-terminated); -ENOENT, -EFBIG, -EILSEQ (NUL byte). */
-static int read_text(const char *path, char **text)
-{
-	size_t len = 0, cap = 8192;
-	char *buf = malloc(cap + 1);
-	int fd, rc = 0;
-
-	*text = NULL;
-	if (!buf)
-		return -ENOMEM;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		free(buf);
-		return -errno;
-	}
-	for (;;) {
-		ssize_t n;
-
-		if (len == cap) {
-			char *nb;
-
-			if (cap >= FILE_MAX) {
-				rc = -EFBIG;
-				break;
-			}
-			cap *= 2;
-			nb = realloc(buf, cap + 1);
-			if (!nb) {
-				rc = -ENOMEM;
-				break;
-			}
-			buf = nb;
-		}
-		n = read(fd, buf + len, cap - len);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			rc = -errno;
-			break;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	close(fd);
-	if (rc == 0 && memchr(buf, '\0', len))
-		rc = -EILSEQ;
-	if (rc < 0) {
-		free(buf);
-		return rc;
-	}
-	buf[len] = '\0';
-	*text = buf;
-	return 0;
-}
-
-static int write_all(int fd, const char *s, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, s, len);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		s += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
-/* Remove temporary files of an earlier run that died before its rename. */
-static void remove_stale_temps(int dfd, const char *base)
-{
-	size_t bl = strlen(base);
-	struct dirent *de;
-	DIR *dir;
-	int fd = dup(dfd);
-
-	if (fd < 0)
-		return;
-	dir = fdopendir(fd);
-	if (!dir) {
-		close(fd);
-		return;
-	}
-	while ((de = readdir(dir))) {
-		const char *n = de->d_name;
-
-		/* ".BASE.XXXXXX": never ends in ".rules", so udev never reads it */
-		if (n[0] == '.' && strncmp(n + 1, base, bl) == 0 && n[1 + bl] == '.' &&
-		    strlen(n + 2 + bl) == 6)
-			unlinkat(dfd, n, 0);
-	}
-	closedir(dir);
-}
-
 /*
- * Atomic replace of @path: a temporary file in the same directory, written,
- * fsynced, renamed over @path, then the directory fsynced.  A crash leaves the
- * old file or the new one, never a part.  -errno; *what names the failed step.
+ * Atomic replace of @path (see file_tmp_open): the directory locked, a dead run's
+ * temporaries removed, the new text renamed into place.  -errno; *what names the
+ * failed step.
  */
 static int write_atomic(const char *path, const char *text, const char **what)
 {
-	char dir[PATH_MAX], tmp[PATH_MAX];
-	const char *base, *slash = strrchr(path, '/');
-	int dfd = -1, fd = -1, rc = 0;
+	static const struct {
+		const char *step, *what;
+	} steps[] = {
+		{"open-dir", "cannot open its directory"},
+		{"lock", "cannot lock its directory"},
+		{"create", "cannot create a temporary file next to it"},
+		{"write", "cannot write the temporary file"},
+		{"sync", "cannot write the temporary file"},
+		{"rename", "cannot rename the temporary file into place"},
+		{"sync-dir", "cannot sync its directory"},
+	};
+	struct file_tmp t;
+	size_t i;
+	int rc = file_tmp_open(&t, path, 0644, FILE_TMP_LOCK);
 
-	if (slash) {
-		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
-		if (!dir[0])
-			strcpy(dir, "/");
-		base = slash + 1;
-	} else {
-		strcpy(dir, ".");
-		base = path;
+	if (rc == 0) {
+		rc = write_all(t.fd, text, strlen(text));
+		if (rc < 0) {
+			t.step = "write";
+			file_tmp_abort(&t);
+		} else {
+			rc = file_tmp_publish(&t);
+		}
 	}
-	*what = "cannot open its directory";
-	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0)
-		return -errno;
-	*what = "cannot lock its directory";
-	if (flock(dfd, LOCK_EX) < 0) {
-		rc = -errno;
-		goto out;
-	}
-	remove_stale_temps(dfd, base);
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%s/.%s.XXXXXX", dir, base) >=
-	    sizeof(tmp)) {
-		rc = -ENAMETOOLONG;
-		goto out;
-	}
-	*what = "cannot create a temporary file next to it";
-	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0) {
-		rc = -errno;
-		goto out;
-	}
-	*what = "cannot write the temporary file";
-	if (fchmod(fd, 0644) < 0 || (rc = write_all(fd, text, strlen(text))) < 0 ||
-	    fsync(fd) < 0) {
-		rc = rc ? rc : -errno;
-		goto fail;
-	}
-	if (close(fd) < 0) {
-		fd = -1;
-		rc = -errno;
-		goto fail;
-	}
-	fd = -1;
-	*what = "cannot rename the temporary file into place";
-	if (rename(tmp, path) < 0) {
-		rc = -errno;
-		goto fail;
-	}
-	*what = "cannot sync its directory";
-	if (fsync(dfd) < 0)
-		rc = -errno;
-	goto out;
-fail:
-	if (fd >= 0)
-		close(fd);
-	unlink(tmp);
-out:
-	close(dfd);
+	*what = "cannot write it";
+	for (i = 0; i < sizeof(steps) / sizeof(steps[0]); i++)
+		if (t.step && strcmp(t.step, steps[i].step) == 0)
+			*what = steps[i].what;
 	return rc;
 }
 
@@ -403,6 +271,29 @@ static int check_contents(struct pa_dev *d, const struct rules_entry *e, bool fo
 	return 0;
 }
 
+/*
+ * A PARTUUID rule needs the entry on the disk.  When the disk was read and
+ * holds no partition table, the PARTUUID came from udev's database alone
+ * (the table wiped since, the kernel's partitions left over): the rule would
+ * match nothing once the kernel reads the disk again.
+ */
+static int check_partuuid(const struct rules_rule *r, const struct rules_entry *e,
+			  struct pa_diags *diags)
+{
+	const struct pa_dev *d = r->dev;
+
+	if (r->match != RULES_MATCH_PARTUUID || !d->ondisk_no_table || d->ondisk_uuid)
+		return 0;
+	return pa_diag_add(
+		   diags, d->path, 0,
+		   "the udev database says PARTUUID %s, but its disk %s has no "
+		   "partition table libblkid can read: the PARTUUID is not on the "
+		   "device; restore the table (partalign restore) or check it with "
+		   "'sfdisk -d %s' (ASM disk %s)",
+		   r->value, d->disk->path, d->disk->path, e->name)
+		   ?: -ENODATA;
+}
+
 /* ---- warnings ---------------------------------------------------------- */
 
 static bool numeric(const char *s)
@@ -420,9 +311,9 @@ static void warn_accounts(const struct rules_set *s, const char *root)
 		gf = rooted(root, "/etc/group");
 		if (!pf || !gf)
 			goto out;
-		if (read_text(pf, &passwd) < 0)
+		if (read_text(pf, FILE_MAX, &passwd) < 0)
 			msg_warn(pf, "cannot read it: owners not checked");
-		if (read_text(gf, &group) < 0)
+		if (read_text(gf, FILE_MAX, &group) < 0)
 			msg_warn(gf, "cannot read it: groups not checked");
 	}
 	for (i = 0; i < s->n; i++) {
@@ -578,7 +469,7 @@ static void warn_claims(const struct rules_set *s, const char *root, const char 
 
 			if (asprintf(&path, "%s/%s", dir, names[i]) < 0)
 				continue;
-			if (read_text(path, &text) == 0 &&
+			if (read_text(path, FILE_MAX, &text) == 0 &&
 			    rules_find_claims(text, s, &c, &nc) == 0) {
 				for (j = 0; j < nc; j++) {
 					const struct rules_rule *r = &s->v[c[j].rule];
@@ -610,28 +501,13 @@ static void warn_claims(const struct rules_set *s, const char *root, const char 
 
 /* ---- udev -------------------------------------------------------------- */
 
+/* Its exit status (128 + signal), or -errno when it could not run. */
 static int run(char *const argv[])
 {
-	pid_t pid;
-	int st, rc;
+	struct spawn_result r;
+	int rc = spawn((const char *const *)argv, 0, &r);
 
-	rc = posix_spawnp(&pid, argv[0], NULL, NULL, argv, environ);
-	if (rc)
-		return -rc;
-	while (waitpid(pid, &st, 0) < 0)
-		if (errno != EINTR)
-			return -errno;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
-
-/* 1 in a chroot, 0 not, -errno when it cannot be told (no /proc). */
-static int in_chroot(void)
-{
-	struct stat a, b;
-
-	if (stat("/", &a) < 0 || stat("/proc/1/root", &b) < 0)
-		return -errno;
-	return a.st_dev != b.st_dev || a.st_ino != b.st_ino;
+	return rc < 0 ? rc : r.status;
 }
 
 static bool account_id(const char *name, bool user, unsigned long *id)
@@ -805,6 +681,8 @@ static int build(const struct opts *o, const struct rules_map *map,
 					   e->owner ? e->owner : o->owner,
 					   e->group ? e->group : o->group,
 					   e->mode ? e->mode : o->mode, diags);
+		if (rc == 0)
+			rc = check_partuuid(&set->v[set->n - 1], e, diags);
 		if (rc == -ENOMEM)
 			return rc;
 	}
@@ -854,7 +732,7 @@ static int parse(int argc, char **argv, struct opts *o, struct rules_map *map,
 		case 'm': {
 			char *text = NULL;
 
-			rc = read_text(optarg, &text);
+			rc = read_text(optarg, FILE_MAX, &text);
 			if (rc < 0) {
 				msg_err(optarg, rc == -EILSEQ ? 0 : -rc,
 					rc == -EILSEQ ? "holds a NUL byte: not a map file"
@@ -958,7 +836,7 @@ static int apply(const struct opts *o, const struct rules_set *set, const char *
 		     o->root);
 		return PA_EXIT_OK;
 	}
-	ch = in_chroot();
+	ch = sys_chroot_state();
 	if (ch != 0) {
 		note("%s: udev not triggered; the rules apply at the next boot\n",
 		     ch > 0 ? "running in a chroot"
@@ -968,17 +846,11 @@ static int apply(const struct opts *o, const struct rules_set *set, const char *
 	return apply_udev(set, old, &triggered);
 }
 
-int cmd_rules(int argc, char **argv)
+/* The command after its options: the map's rules written and applied; exit bits. */
+static int run_map(const struct opts *op, const struct rules_map *map)
 {
-	struct opts o = {
-	    .match = RULES_MATCH_AUTO,
-	    .owner = RULES_DEFAULT_OWNER,
-	    .group = RULES_DEFAULT_GROUP,
-	    .mode = RULES_DEFAULT_MODE,
-	    .output = RULES_DEFAULT_OUTPUT,
-	};
+	const struct opts o = *op;
 	struct pa_scan_opts so = {0};
-	struct rules_map map = {0};
 	struct rules_set set = {0};
 	struct pa_devlist devs = {0};
 	struct pa_diags diags = {0}, scandiags = {0};
@@ -987,15 +859,6 @@ int cmd_rules(int argc, char **argv)
 	const char *what;
 	int status = PA_EXIT_OK, rc;
 
-	quiet = false;
-	rc = parse(argc, argv, &o, &map, &diags);
-	if (rc != 0) {
-		msg_diags(&diags);
-		status = rc > 0		 ? PA_EXIT_OK
-			 : rc == -ENOMEM ? PA_EXIT_ERROR
-					 : PA_EXIT_USAGE;
-		goto out;
-	}
 	target = rooted(o.root, o.output);
 	if (!target)
 		goto nomem;
@@ -1008,7 +871,7 @@ int cmd_rules(int argc, char **argv)
 		status = PA_EXIT_ERROR;
 		goto out;
 	}
-	if (build(&o, &map, &devs, &set, &diags) < 0)
+	if (build(&o, map, &devs, &set, &diags) < 0)
 		goto nomem;
 	if (diags.n) {
 		msg_diags(&diags);
@@ -1034,7 +897,7 @@ int cmd_rules(int argc, char **argv)
 		status = PA_EXIT_ERROR;
 		goto out;
 	}
-	rc = read_text(target, &old);
+	rc = read_text(target, FILE_MAX, &old);
 	if (rc < 0 && rc != -ENOENT) {
 		msg_err(target, -rc, "cannot read the current rules");
 		status = PA_EXIT_ERROR;
@@ -1065,7 +928,7 @@ int cmd_rules(int argc, char **argv)
 		bool ok = true;
 
 		note("%s: unchanged\n", target);
-		if (o.no_reload || o.root || in_chroot() != 0)
+		if (o.no_reload || o.root || in_chroot())
 			goto out;
 		for (i = 0; i < set.n; i++)
 			ok &= verify(&set.v[i], true) == 0;
@@ -1093,17 +956,66 @@ nomem:
 	msg_err(NULL, ENOMEM, "rules");
 	status = PA_EXIT_ERROR;
 out:
-	if (fflush(stdout) != 0 || ferror(stdout)) {
-		msg_err(NULL, errno, "write error on stdout");
-		status |= PA_EXIT_ERROR;
-	}
 	free(target);
 	free(text);
 	free(old);
 	rules_set_free(&set);
-	rules_map_free(&map);
 	pa_devlist_free(&devs);
 	pa_diags_free(&diags);
 	pa_diags_free(&scandiags);
 	return status;
+}
+
+static int flush_stdout(int status)
+{
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		msg_err(NULL, errno, "write error on stdout");
+		status |= PA_EXIT_ERROR;
+	}
+	return status;
+}
+
+int rules_run(const struct rules_opts *ro, const struct rules_map *map)
+{
+	struct opts o = {
+	    .match = ro->match,
+	    .owner = ro->owner,
+	    .group = ro->group,
+	    .output = ro->output,
+	    .root = ro->root,
+	    .dry_run = ro->dry_run,
+	    .no_reload = ro->no_reload,
+	};
+
+	snprintf(o.mode, sizeof(o.mode), "%s", ro->mode);
+	quiet = false;
+	return flush_stdout(run_map(&o, map));
+}
+
+int cmd_rules(int argc, char **argv)
+{
+	struct opts o = {
+	    .match = RULES_MATCH_AUTO,
+	    .owner = RULES_DEFAULT_OWNER,
+	    .group = RULES_DEFAULT_GROUP,
+	    .mode = RULES_DEFAULT_MODE,
+	    .output = RULES_DEFAULT_OUTPUT,
+	};
+	struct rules_map map = {0};
+	struct pa_diags diags = {0};
+	int status, rc;
+
+	quiet = false;
+	rc = parse(argc, argv, &o, &map, &diags);
+	if (rc != 0) {
+		msg_diags(&diags);
+		status = rc > 0		 ? PA_EXIT_OK
+			 : rc == -ENOMEM ? PA_EXIT_ERROR
+					 : PA_EXIT_USAGE;
+	} else {
+		status = run_map(&o, &map);
+	}
+	rules_map_free(&map);
+	pa_diags_free(&diags);
+	return flush_stdout(status);
 }

@@ -59,10 +59,23 @@ const char *rules_text_unsafe(const char *s);
 /* ASM names: 1..RULES_NAME_MAX of [A-Za-z0-9_.-], starting with a letter, digit or '_'.
  */
 bool rules_name_is_valid(const char *s);
+/* strdup(s), NULL for NULL; sets *fail when the copy fails. */
+char *rules_strdup_opt(const char *s, bool *fail);
+/* A byte allowed in an ASM disk name (the link below /dev/oracleasm). */
+bool rules_name_char(int c);
 /* User and group names (or numeric ids): [A-Za-z0-9_.-], not starting with '-'. */
 bool rules_account_is_valid(const char *s);
 /* An octal mode of 3 or 4 digits up to 07777, written back as four digits into @out. */
 bool rules_mode_normalize(const char *s, char out[8]);
+
+/*
+ * The tokenizer of the line-based files (the map, provision's configuration):
+ * split @line in place into fields separated by runs of bytes of @blanks; a
+ * field starting with '#' ends the line (a comment).  Returns the number of
+ * fields; when there are more than @max, returns @max + 1 with the first @max
+ * in @field.
+ */
+size_t rules_fields_split(char *line, const char *blanks, char **field, size_t max);
 
 /* How the user named a device. */
 enum rules_sel {

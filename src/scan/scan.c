@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "scan/scan.h"
+#include "shared/fileio.h"
 
 /*
  * sysfs and the udev database are read directly, relative to one directory
@@ -28,30 +29,11 @@
  * before the first attribute was read; this way it is about 10.
  */
 
-/* Read attribute @attr of the device directory @dfd; trailing whitespace trimmed. */
-static int attr_read(int dfd, const char *attr, char *buf, size_t len)
-{
-	ssize_t n;
-	int fd;
-
-	fd = openat(dfd, attr, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, len - 1);
-	close(fd);
-	if (n < 0)
-		return -errno;
-	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' ' || buf[n - 1] == '\t'))
-		n--;
-	buf[n] = '\0';
-	return 0;
-}
-
 static bool attr_u64(int dfd, const char *attr, uint64_t *v)
 {
 	char buf[64], *end;
 
-	if (attr_read(dfd, attr, buf, sizeof(buf)) < 0 || !buf[0])
+	if (read_attr_at(dfd, attr, buf, sizeof(buf)) < 0 || !buf[0])
 		return false;
 	errno = 0;
 	*v = strtoull(buf, &end, 10);
@@ -62,7 +44,7 @@ static bool attr_s64(int dfd, const char *attr, int64_t *v)
 {
 	char buf[64], *end;
 
-	if (attr_read(dfd, attr, buf, sizeof(buf)) < 0 || !buf[0])
+	if (read_attr_at(dfd, attr, buf, sizeof(buf)) < 0 || !buf[0])
 		return false;
 	errno = 0;
 	*v = strtoll(buf, &end, 10);
@@ -80,7 +62,7 @@ static char *attr_dup(int dfd, const char *attr)
 	char buf[1024];
 	char *s = buf;
 
-	if (attr_read(dfd, attr, buf, sizeof(buf)) < 0)
+	if (read_attr_at(dfd, attr, buf, sizeof(buf)) < 0)
 		return NULL;
 	while (*s == ' ')
 		s++;
@@ -177,17 +159,11 @@ static void read_topology(int syspath, struct pa_topology *t)
 static int read_names(int dfd, const char *sub, char **list)
 {
 	struct dirent *de;
-	DIR *dir;
-	int fd, rc = 0;
+	DIR *dir = dir_open_at(dfd, sub);
+	int rc = 0;
 
-	fd = openat(dfd, sub, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
+	if (!dir)
 		return 0;
-	dir = fdopendir(fd);
-	if (!dir) {
-		close(fd);
-		return 0;
-	}
 	while (rc == 0 && (de = readdir(dir)))
 		if (de->d_name[0] != '.')
 			rc = pa_strlist_append(list, de->d_name, ' ');
@@ -600,17 +576,11 @@ static int work_add_partitions(struct worklist *w, int cfd, const char *name)
 {
 	char sub[PATH_MAX];
 	struct dirent *de;
-	DIR *dir;
-	int fd, rc = 0;
+	DIR *dir = dir_open_at(cfd, name);
+	int rc = 0;
 
-	fd = openat(cfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
+	if (!dir)
 		return 0;
-	dir = fdopendir(fd);
-	if (!dir) {
-		close(fd);
-		return 0;
-	}
 	while (rc == 0 && (de = readdir(dir))) {
 		if (strncmp(de->d_name, name, strlen(name)) != 0)
 			continue;

@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include <dirent.h>
+#include <stdbool.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -36,20 +37,40 @@ int write_all(int fd, const void *buf, size_t len)
 	return 0;
 }
 
-int pread_all(int fd, void *buf, size_t len, uint64_t off)
+int pread_upto(int fd, void *buf, size_t len, uint64_t off, size_t *done)
 {
-	size_t done = 0;
-
-	while (done < len) {
+	*done = 0;
+	while (*done < len) {
 		ssize_t n =
-		    pread(fd, (char *)buf + done, len - done, (off_t)(off + done));
+		    pread(fd, (char *)buf + *done, len - *done, (off_t)(off + *done));
 
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : -EIO;
-		done += (size_t)n;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			break;
+		*done += (size_t)n;
 	}
+	return 0;
+}
+
+int pread_all(int fd, void *buf, size_t len, uint64_t off)
+{
+	size_t done;
+	int rc = pread_upto(fd, buf, len, off, &done);
+
+	return rc < 0 ? rc : done < len ? -EIO : 0;
+}
+
+int pread_zero(int fd, void *buf, size_t len, uint64_t off)
+{
+	size_t done;
+	int rc = pread_upto(fd, buf, len, off, &done);
+
+	if (rc < 0)
+		return rc;
+	memset((char *)buf + done, 0, len - done);
 	return 0;
 }
 
@@ -147,6 +168,61 @@ int read_text(const char *path, size_t max, char **text)
 	return 0;
 }
 
+int read_attr_at(int dfd, const char *path, char *buf, size_t len)
+{
+	ssize_t n;
+	int fd;
+
+	if (len == 0)
+		return -EINVAL;
+	buf[0] = '\0';
+	fd = openat(dfd, path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	do
+		n = read(fd, buf, len - 1);
+	while (n < 0 && errno == EINTR);
+	if (n < 0) {
+		int rc = -errno;
+
+		close(fd);
+		return rc;
+	}
+	close(fd);
+	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' ' || buf[n - 1] == '\t'))
+		n--;
+	buf[n] = '\0';
+	return 0;
+}
+
+DIR *dir_open_at(int dfd, const char *path)
+{
+	int fd = openat(dfd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *dir;
+
+	if (fd < 0)
+		return NULL;
+	dir = fdopendir(fd);
+	if (!dir) {
+		int e = errno;
+
+		close(fd);
+		errno = e;
+	}
+	return dir;
+}
+
+char *path_dir(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (!slash)
+		return strdup(".");
+	if (slash == path)
+		return strdup("/");
+	return strndup(path, (size_t)(slash - path));
+}
+
 static int mkdir_one(const char *dir, mode_t mode)
 {
 	struct stat st;
@@ -201,16 +277,10 @@ static void remove_stale_temps(int dfd, const char *base)
 {
 	size_t bl = strlen(base);
 	struct dirent *de;
-	DIR *dir;
-	int fd = dup(dfd);
+	DIR *dir = dir_open_at(dfd, ".");
 
-	if (fd < 0)
+	if (!dir)
 		return;
-	dir = fdopendir(fd);
-	if (!dir) {
-		close(fd);
-		return;
-	}
 	while ((de = readdir(dir))) {
 		const char *n = de->d_name;
 
@@ -242,12 +312,7 @@ int file_tmp_open(struct file_tmp *t, const char *path, mode_t mode, unsigned fl
 	*t = (struct file_tmp){.fd = -1, .dfd = -1, .step = "open-dir"};
 	if (!*base)
 		return -EISDIR;
-	if (!slash)
-		dir = strdup(".");
-	else if (slash == path)
-		dir = strdup("/");
-	else
-		dir = strndup(path, (size_t)(slash - path));
+	dir = path_dir(path);
 	t->path = strdup(path);
 	if (!dir || !t->path || asprintf(&t->tmp, "%s/.%s.XXXXXX", dir, base) < 0) {
 		t->tmp = NULL;
@@ -283,33 +348,59 @@ fail_errno:
 	return rc;
 }
 
-int file_tmp_publish(struct file_tmp *t)
+/* fsync, close unless @keep, rename, directory fsync. */
+static int publish(struct file_tmp *t, bool keep)
 {
 	int rc = 0;
 
-	if (!t->path)
-		return -EBADF;
 	t->step = "sync";
 	if (fsync(t->fd) < 0)
 		rc = -errno;
-	if (close(t->fd) < 0 && rc == 0)
-		rc = -errno;
-	t->fd = -1;
-	if (rc == 0) {
-		t->step = "rename";
-		if (rename(t->tmp, t->path) < 0)
+	if (!keep) {
+		if (close(t->fd) < 0 && rc == 0)
 			rc = -errno;
+		t->fd = -1;
 	}
-	if (rc < 0) {
-		unlink(t->tmp);
-		tmp_clear(t);
+	if (rc < 0)
 		return rc;
-	}
+	t->step = "rename";
+	if (rename(t->tmp, t->path) < 0)
+		return -errno;
+	free(t->tmp);
+	t->tmp = NULL; /* renamed: nothing to remove any more */
 	t->step = "sync-dir";
 	if (fsync(t->dfd) < 0)
 		rc = -errno;
+	return rc;
+}
+
+static int publish_end(struct file_tmp *t, bool keep, int *fd)
+{
+	int rc;
+
+	if (fd)
+		*fd = -1;
+	if (!t->path)
+		return -EBADF;
+	rc = publish(t, keep);
+	if (rc < 0 && t->tmp)
+		unlink(t->tmp);
+	if (rc == 0 && keep) {
+		*fd = t->fd;
+		t->fd = -1;
+	}
 	tmp_clear(t);
 	return rc;
+}
+
+int file_tmp_publish(struct file_tmp *t)
+{
+	return publish_end(t, false, NULL);
+}
+
+int file_tmp_publish_fd(struct file_tmp *t, int *fd)
+{
+	return publish_end(t, true, fd);
 }
 
 void file_tmp_abort(struct file_tmp *t)

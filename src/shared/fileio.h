@@ -8,6 +8,7 @@
 #ifndef PARTALIGN_SHARED_FILEIO_H
 #define PARTALIGN_SHARED_FILEIO_H
 
+#include <dirent.h>
 #include <stdint.h>
 #include <stddef.h>
 #include <sys/types.h>
@@ -18,6 +19,12 @@ int write_all(int fd, const void *buf, size_t len);
 /* @len bytes from @fd at @off (pread); EINTR and short reads retried; end of file is
  * -EIO. */
 int pread_all(int fd, void *buf, size_t len, uint64_t off);
+
+/* The same, but end of file ends the read early: *@done says how many bytes came. */
+int pread_upto(int fd, void *buf, size_t len, uint64_t off, size_t *done);
+
+/* The same, the part past end of file read as zeros (a label reader's view of a disk). */
+int pread_zero(int fd, void *buf, size_t len, uint64_t off);
 
 /* @len bytes to @fd at @off (pwrite); EINTR and short writes retried. */
 int pwrite_all(int fd, const void *buf, size_t len, uint64_t off);
@@ -34,6 +41,21 @@ int read_text(const char *path, size_t max, char **text);
  * after the data, not counted in *@len).  -EFBIG above @max bytes.
  */
 int read_file(const char *path, size_t max, void **buf, size_t *len);
+
+/*
+ * A sysfs or proc attribute at @path (relative to @dfd; AT_FDCWD for none) in @buf:
+ * one read of at most @len - 1 bytes (such files come whole in one read), NUL-terminated,
+ * trailing newlines, spaces and tabs removed.
+ */
+int read_attr_at(int dfd, const char *path, char *buf, size_t len);
+
+/* The directory @path relative to @dfd (AT_FDCWD for none), open for readdir(); NULL
+ * and errno set when it cannot be opened.  closedir() closes it. */
+DIR *dir_open_at(int dfd, const char *path);
+
+/* The directory part of @path, malloc'd: "." for a bare name, "/" for "/x"; NULL
+ * without memory. */
+char *path_dir(const char *path);
 
 /* @dir and every missing parent, each made with @mode; existing directories are fine,
  * an existing non-directory is -ENOTDIR. */
@@ -75,6 +97,9 @@ struct file_tmp {
 
 int file_tmp_open(struct file_tmp *t, const char *path, mode_t mode, unsigned flags);
 int file_tmp_publish(struct file_tmp *t);
+/* file_tmp_publish() that hands the open temporary, now @path, to the caller in *@fd
+ * (the caller closes it); on failure *@fd is -1. */
+int file_tmp_publish_fd(struct file_tmp *t, int *fd);
 void file_tmp_abort(struct file_tmp *t);
 
 #endif

@@ -8,7 +8,8 @@
  *
  * The child gets stdin from /dev/null and an environment of PATH=SPAWN_PATH,
  * LC_ALL=C and the caller's PARTALIGN_* variables (partalign's own settings, which a
- * child partalign-apply must see), nothing else.
+ * child partalign-apply must see), nothing else; in a build with sanitizers also
+ * ASAN_OPTIONS, UBSAN_OPTIONS and LSAN_OPTIONS.
  */
 #ifndef PARTALIGN_SHARED_SPAWN_H
 #define PARTALIGN_SHARED_SPAWN_H
@@ -22,8 +23,17 @@
  * SPAWN_OUT, SPAWN_ERR: capture the child's stdout / stderr into r->out / r->err.
  * A stream not captured is inherited, or goes to /dev/null with SPAWN_QUIET.
  * SPAWN_ERR_TEE: with SPAWN_ERR, also copy the child's stderr to ours as it comes.
+ * SPAWN_OUT_TO_ERR: without SPAWN_OUT, the child's stdout goes where its stderr goes
+ * (captured, ours, or /dev/null), one stream in the order written: its progress is
+ * our log and never mixes into our stdout.
  */
-enum { SPAWN_OUT = 1, SPAWN_ERR = 2, SPAWN_QUIET = 4, SPAWN_ERR_TEE = 8 };
+enum {
+	SPAWN_OUT = 1,
+	SPAWN_ERR = 2,
+	SPAWN_QUIET = 4,
+	SPAWN_ERR_TEE = 8,
+	SPAWN_OUT_TO_ERR = 16
+};
 
 struct spawn_result {
 	int status;	 /* exit code, or 128 + signal */

@@ -6,7 +6,10 @@
 #   disk B: MBR; a test rule gives it a WWN and a serial    -> ID_WWN + PARTN
 #   disk C: MBR; a test rule gives it only a serial          -> ID_SERIAL + PARTN
 #   disk D: MBR; the test rule gives it B's WWN (a clone)   -> refused
-# Then the write-and-apply path with a stand-in udevadm whose "trigger" runs
+# A stand-in udevadm first in PATH must not be run (the system's is, and fails:
+# no udevd in the namespace).
+# Then the write-and-apply path with a stand-in udevadm (in PARTALIGN_TOOLDIR,
+# the documented override) whose "trigger" runs
 # the real udevadm test: links verified by partalign itself, a rerun that
 # changes nothing, a lost link restored, a dropped name's link removed, and a
 # verification that fails.
@@ -62,7 +65,7 @@ trigger)
 		case "\$a" in
 		--action=*) action=\${a#--action=} ;;
 		-*) ;;
-		*) [ -n "\${FAKE_TRIGGER_NOOP:-}" ] ||
+		*) [ -e "$R_NS/trigger-noop" ] ||
 			"$REAL_UDEVADM" test --action="\$action" "\$a" >>"$R_NS/trigger.out" 2>&1 ;;
 		esac
 	done
@@ -132,8 +135,16 @@ sed -i '\$d' /etc/udev/rules.d/10-partalign-test-ids.rules
 utest add \$d
 utest add \${d}p1
 
-# the write-and-apply path, with the stand-in udevadm first in PATH
-export PATH=\$R_NS/bin:\$PATH
+# a stand-in first in PATH is never run: programs come from the system path
+rc=0
+PATH=\$R_NS/bin:\$PATH \"\$PARTALIGN\" rules --map \"\$MAP\" --output \$R_NS/path.rules >\$R_NS/out 2>\$R_NS/err || rc=\$?
+[ ! -s \$R_NS/udevadm.log ] || fail \"the udevadm found through PATH was run: \$(cat \$R_NS/udevadm.log)\"
+grep -q \"'udevadm control --reload' failed\" \$R_NS/err ||
+	fail \"the system's udevadm was not run (no udevd here): \$(cat \$R_NS/err)\"
+rm -f \$R_NS/path.rules
+
+# the write-and-apply path, with the stand-in udevadm in PARTALIGN_TOOLDIR
+export PARTALIGN_TOOLDIR=\$R_NS/bin
 rm -f \$R_OUT /dev/oracleasm/*
 rc=0
 \"\$PARTALIGN\" rules --map \"\$MAP\" >\$R_NS/out 2>\$R_NS/err || rc=\$?
@@ -173,7 +184,9 @@ assert_eq missing \"\$(link_state WWN1)\" 'WWN1 after it was dropped'
 
 # udev that does not apply the rules: partalign says so
 rc=0
-FAKE_TRIGGER_NOOP=1 \"\$PARTALIGN\" rules --map \$R_NS/map2 --mode 0640 >\$R_NS/out 2>\$R_NS/err || rc=\$?
+touch \$R_NS/trigger-noop
+\"\$PARTALIGN\" rules --map \$R_NS/map2 --mode 0640 >\$R_NS/out 2>\$R_NS/err || rc=\$?
+rm -f \$R_NS/trigger-noop
 assert_eq 9 \$rc 'verification fails'
 grep -q \"/dev/oracleasm/DATA1: /dev/\${a}p1 has mode 0660, not 0640\" \$R_NS/err ||
 	fail \"verification message: \$(cat \$R_NS/err)\"

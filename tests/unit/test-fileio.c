@@ -164,6 +164,10 @@ static void test_pread_all(void **state)
 	assert_int_equal(pread_all(fd, b, 4, 2), 0);
 	assert_memory_equal(b, "cdef", 4);
 	assert_int_equal(pread_all(fd, b, 4, 6), -EIO); /* end of file */
+	assert_int_equal(pread_zero(fd, b, 4, 6), 0);
+	assert_memory_equal(b, "gh\0\0", 4);
+	assert_int_equal(pread_zero(fd, b, 4, 100), 0);
+	assert_memory_equal(b, "\0\0\0\0", 4);
 	close(fd);
 }
 
@@ -292,6 +296,82 @@ static void test_tmp_steps(void **state)
 	assert_string_equal(listing(dir), ".x.rules.keep x.rules");
 }
 
+static void test_read_attr(void **state)
+{
+	char b[8];
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY);
+
+	assert_true(dfd >= 0);
+	put(at("size"), "4096 \t\n", 8);
+	assert_int_equal(read_attr_at(dfd, "size", b, sizeof(b)), 0);
+	assert_string_equal(b, "4096");
+	put(at("long"), "0123456789\n", 11);
+	assert_int_equal(read_attr_at(AT_FDCWD, at("long"), b, sizeof(b)), 0);
+	assert_string_equal(b, "0123456"); /* cut to the buffer */
+	assert_int_equal(read_attr_at(dfd, "missing", b, sizeof(b)), -ENOENT);
+	assert_string_equal(b, "");
+	close(dfd);
+}
+
+static void test_dir_open_at(void **state)
+{
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY);
+	struct dirent *de;
+	DIR *d;
+	int n = 0;
+
+	assert_true(dfd >= 0);
+	assert_int_equal(mkdir(at("sub"), 0755), 0);
+	put(at("sub/x"), "x", 1);
+	d = dir_open_at(dfd, "sub");
+	assert_non_null(d);
+	while ((de = readdir(d)))
+		n += strcmp(de->d_name, "x") == 0;
+	closedir(d);
+	assert_int_equal(n, 1);
+	errno = 0;
+	assert_null(dir_open_at(dfd, "sub/x"));
+	assert_int_equal(errno, ENOTDIR);
+	assert_null(dir_open_at(dfd, "missing"));
+	assert_int_equal(errno, ENOENT);
+	close(dfd);
+}
+
+static void test_path_dir(void **state)
+{
+	static const char *const cases[][2] = {
+	    {"a", "."}, {"/a", "/"}, {"/a/b", "/a"}, {"a/b/c", "a/b"}, {"/", "/"},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *d = path_dir(cases[i][0]);
+
+		assert_string_equal(d, cases[i][1]);
+		free(d);
+	}
+}
+
+/* file_tmp_publish_fd: the file is in place and the descriptor still writes to it */
+static void test_publish_fd(void **state)
+{
+	struct file_tmp t;
+	char *s;
+	int fd;
+
+	assert_int_equal(file_tmp_open(&t, at("j.journal"), 0600, FILE_TMP_LOCK), 0);
+	assert_int_equal(pwrite_all(t.fd, "head", 4, 0), 0);
+	assert_int_equal(file_tmp_publish_fd(&t, &fd), 0);
+	assert_true(fd >= 0);
+	assert_string_equal(listing(dir), "j.journal");
+	assert_int_equal(pwrite_all(fd, "more", 4, 4), 0);
+	close(fd);
+	assert_int_equal(read_text(at("j.journal"), 100, &s), 0);
+	assert_string_equal(s, "headmore");
+	free(s);
+	assert_int_equal(file_tmp_publish_fd(&t, &fd), -EBADF);
+	assert_int_equal(fd, -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -307,6 +387,10 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_publish_write_fails, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_publish_readonly_dir, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_tmp_steps, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_read_attr, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_dir_open_at, setup, teardown),
+	    cmocka_unit_test(test_path_dir),
+	    cmocka_unit_test_setup_teardown(test_publish_fd, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

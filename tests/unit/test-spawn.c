@@ -170,6 +170,23 @@ static void test_quiet(void **state)
 	close(fd);
 }
 
+/* SPAWN_OUT_TO_ERR: stdout joins the captured stderr, in the order written */
+static void test_out_to_err(void **state)
+{
+	struct spawn_result r;
+	const char *both[] = {"sh", "-c", "echo 1; echo 2 >&2; echo 3", NULL};
+
+	assert_int_equal(spawn(both, SPAWN_ERR | SPAWN_OUT_TO_ERR, &r), 0);
+	assert_null(r.out);
+	assert_string_equal(r.err, "1\n2\n3\n");
+	spawn_result_free(&r);
+	/* SPAWN_OUT wins */
+	assert_int_equal(spawn(both, SPAWN_OUT | SPAWN_ERR | SPAWN_OUT_TO_ERR, &r), 0);
+	assert_string_equal(r.out, "1\n3\n");
+	assert_string_equal(r.err, "2\n");
+	spawn_result_free(&r);
+}
+
 static void test_status(void **state)
 {
 	struct spawn_result r;
@@ -247,6 +264,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_tooldir, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_capture, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_quiet, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_out_to_err, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_status, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_not_found, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_environment, setup, teardown),
