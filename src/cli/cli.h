@@ -94,6 +94,7 @@ int cmd_rules(int argc, char **argv);
 int cmd_provision(int argc, char **argv);
 int provision_config_check(const char *file);
 int cmd_udev(int argc, char **argv);
+int cmd_dump(int argc, char **argv);
 int cmd_resume(int argc, char **argv);
 
 #endif
