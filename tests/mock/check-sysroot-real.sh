@@ -120,3 +120,34 @@ dir=$T_TMP/mpath-kpartx
 assert_eq 2 "$(jq '[.devices[] | select(.type == "path")] | length' "$T_TMP/out")" \
 	"mpath-kpartx: path rows"
 echo "ok: mpath-kpartx: two path rows"
+
+# --- scsi-offset3584 (replaces the umockdev testbed scsi-debug-align63) ------
+# The first aligned byte is 3584 (sector 7): the partition at 2048 is 512 B
+# short of the next aligned byte, and the reason says so with the offset.
+dir=$T_TMP/scsi-offset3584
+disk=$(cd "$dir/sys/class/block" && for d in sd*; do if [ ! -f "$d/partition" ]; then echo "$d"; fi; done)
+[ -n "$disk" ] || fail "scsi-offset3584: no disk"
+p=$(cd "$dir/sys/class/block" && for q in "$disk"*; do
+	if [ "$(cat "$q/start" 2>/dev/null)" = 2048 ]; then echo "$q"; fi
+done)
+"$PARTALIGN" check --json --sysroot "$dir" >"$T_TMP/out" 2>/dev/null || true
+json_get "$p" reason <"$T_TMP/out" |
+	grep -qF "physical: 512 B past a 4 KiB boundary (alignment offset 3584 B)" ||
+	fail "scsi-offset3584: $p: reason '$(json_get "$p" reason <"$T_TMP/out")'"
+# the partitions that are aligned for everything, named: exit 0, only they
+aligned=$(jq -r '.devices[] | select(.physical == "ok" and .optimal == "ok" and .policy == "ok") |
+	.path' "$T_TMP/out")
+[ "$(echo "$aligned" | wc -l)" -ge 2 ] || fail "scsi-offset3584: fewer than two aligned partitions"
+# shellcheck disable=SC2086
+"$PARTALIGN" check --json --sysroot "$dir" $aligned >"$T_TMP/named" || fail "scsi-offset3584: named aligned partitions: exit $?"
+assert_eq "$(echo "$aligned" | sort)" "$(jq -r '.devices[].path' "$T_TMP/named" | sort)" \
+	"scsi-offset3584: rows of the named partitions"
+# without a udev database: model and WWN from the SCSI device in sysfs, trimmed
+rm -r "$dir/run/udev/data"
+"$PARTALIGN" check --json -o NAME,MODEL,WWN,SERIAL --sysroot "$dir" >"$T_TMP/out" 2>/dev/null || true
+real=$(readlink -f "$dir/sys/class/block/$disk")
+assert_eq scsi_debug "$(json_get "$p" model <"$T_TMP/out")" "scsi-offset3584: model from sysfs"
+assert_eq "$(sed 's/[[:space:]]*$//' "$real/device/wwid")" "$(json_get "$p" wwn <"$T_TMP/out")" \
+	"scsi-offset3584: WWN from sysfs"
+assert_eq null "$(json_get "$p" serial <"$T_TMP/out")" "scsi-offset3584: no serial without udev"
+echo "ok: scsi-offset3584: reason, named partitions, identities from sysfs"
