@@ -34,7 +34,8 @@
 
 /*
  * Every file below a device's sysfs directory that this file reads (besides
- * the holders/ and slaves/ directories), for partalign dump.
+ * the holders/ and slaves/ directories), for partalign dump; and "dev",
+ * which the scan takes from uevent but people and scripts read.
  */
 const char *const scan_sysfs_attrs[] = {
 	"uevent", "dev", "size", "partition", "start", "alignment_offset", "hidden",
