@@ -267,6 +267,14 @@ static int dump_device(const char *out, const struct pa_dev *d, const char **wha
 	return rc;
 }
 
+static bool sysfs_gone(const struct pa_dev *d)
+{
+	char p[PATH_MAX];
+
+	snprintf(p, sizeof(p), "/sys/class/block/%s", d->name);
+	return access(p, F_OK) < 0 && errno == ENOENT;
+}
+
 /* DIR must be new or an empty directory; made when missing. */
 static int prepare_dir(const char *dir)
 {
@@ -350,7 +358,10 @@ int cmd_dump(int argc, char **argv)
 	}
 	for (i = 0; i < devs.n; i++) {
 		rc = dump_device(out, devs.v[i], &what);
-		if (rc < 0) {
+		if (rc < 0 && sysfs_gone(devs.v[i])) {
+			/* removed since the scan (partx -d, a path lost): not this dump's fault */
+			msg_warn(devs.v[i]->path, "removed during the dump: not saved");
+		} else if (rc < 0) {
 			msg_err(devs.v[i]->path, -rc, "%s", what);
 			status |= PA_EXIT_ERROR;
 		}

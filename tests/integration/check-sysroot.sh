@@ -39,6 +39,7 @@ expect_rc 0 "dump $dump ($(cat "$T_TMP/dump.err"))"
 [ -s "$dump/partalign-dump" ] || fail "the dump has no partalign-dump file"
 for d in "${mine[@]}"; do
 	[ -L "$dump/sys/class/block/$d" ] || fail "$d: not in the dump"
+	[ -d "$dump/sys/dev/block" ] || fail "no sys/dev/block in the dump"
 	majmin=$(cat "/sys/class/block/$d/dev")
 	[ -L "$dump/sys/dev/block/$majmin" ] || fail "$d: no sys/dev/block/$majmin in the dump"
 done
@@ -51,22 +52,24 @@ fi
 for args in "--json" "--json -o $all_cols" "--json --bytes --topology -o +DISK"; do
 	# shellcheck disable=SC2086
 	run_pa "$T_TMP/live" "$T_TMP/live.err" check $args
-	live_rc=$PA_RC
 	# shellcheck disable=SC2086
 	run_pa "$T_TMP/sr" "$T_TMP/sr.err" check $args --sysroot "$dump"
-	[ -s "$T_TMP/sr.err" ] && fail "check $args --sysroot: stderr: $(cat "$T_TMP/sr.err")"
+	# other processes' loop devices may come and go meanwhile: only ours count
+	for d in "${mine[@]}"; do
+		grep -q "/dev/$d" "$T_TMP/sr.err" &&
+			fail "check $args --sysroot: stderr: $(cat "$T_TMP/sr.err")"
+	done
 	only_mine "$T_TMP/live" >"$T_TMP/live.mine"
 	only_mine "$T_TMP/sr" >"$T_TMP/sr.mine"
 	n=$(jq length "$T_TMP/live.mine")
 	[ "$n" -ge 11 ] || fail "check $args: only $n rows of our devices"
 	diff -u "$T_TMP/live.mine" "$T_TMP/sr.mine" >&2 ||
 		fail "check $args: the dump's rows differ from the live rows"
-	# the exit status is over all devices of the host: the dump has them all
-	assert_eq "$live_rc" "$PA_RC" "check $args --sysroot: exit status"
-	echo "ok: check $args: $n rows equal, exit $PA_RC"
+	echo "ok: check $args: $n rows equal"
 done
 
-# named devices, by path and by kernel name, in the dump as on the host
+# named devices, by path and by kernel name, in the dump as on the host; the
+# exit status is theirs
 for d in "$g512" "$g4k"; do
 	run_pa "$T_TMP/live" "$T_TMP/live.err" check --json -o "$all_cols" "$d"
 	live_rc=$PA_RC
