@@ -87,6 +87,20 @@ for d in "$g512" "$g4k"; do
 done
 echo "ok: named devices"
 
+# mount points and swap areas come from the dump's proc/, not the host's
+p1=$(sysfs_parts "$g512" | sed -n 1p)
+p2=$(sysfs_parts "$g512" | sed -n 2p)
+cp -a "$dump" "$T_TMP/dump-mounts"
+echo "999 1 $(cat "/sys/class/block/$p1/dev") / /mnt/pa\\040test rw - ext4 /dev/$p1 rw" \
+	>>"$T_TMP/dump-mounts/proc/self/mountinfo"
+echo "/dev/$p2 partition 1020 0 -2" >>"$T_TMP/dump-mounts/proc/swaps"
+run_pa "$T_TMP/sr" "$T_TMP/sr.err" check --json -o NAME,MOUNTPOINTS --sysroot "$T_TMP/dump-mounts" "$g512"
+assert_eq "/mnt/pa test" "$(json_get "$p1" mountpoints <"$T_TMP/sr")" "$p1: mount point from the dump"
+assert_eq "[SWAP]" "$(json_get "$p2" mountpoints <"$T_TMP/sr")" "$p2: swap area from the dump"
+run_pa "$T_TMP/live" "$T_TMP/live.err" check --json -o NAME,MOUNTPOINTS "$g512"
+assert_eq null "$(json_get "$p1" mountpoints <"$T_TMP/live")" "$p1: not mounted on the host"
+echo "ok: mount points and swap from the dump"
+
 # partalign udev: the verdicts of check, live and below the dump
 run_pa "$T_TMP/live" "$T_TMP/live.err" check --json "$g512" "$d512" "$g4k"
 nparts=0
