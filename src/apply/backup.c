@@ -41,7 +41,7 @@
 #include "apply/apply.h"
 #include "apply/label.h"
 #include "core/crc32.h"
-#include "core/endian.h"
+#include "shared/endian.h"
 
 #define MAGIC1 "partalign-backup 1\n"
 #define MAGIC2 "partalign-backup 2\n"

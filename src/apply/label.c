@@ -14,7 +14,7 @@
 
 #include "apply/label.h"
 #include "core/crc32.h"
-#include "core/endian.h"
+#include "shared/endian.h"
 
 /* The primary GPT header, checked for its signature. */
 static int gpt_header(label_read_fn rd, void *ctx, uint32_t logical, unsigned char *h)

@@ -282,51 +282,40 @@ static int read_broken(struct pa_disk *d, struct pa_table *t)
 	return 0;
 }
 
-int apply_table_read(struct pa_disk *d, struct pa_shadow **out, struct pa_table *t,
-		     struct pa_diags *msgs)
+/* The sparse copy libparted works on: the label sectors (the first and last
+ * MiB, and the dos EBR chain) of the disk, in a memfd of the disk's size. */
+static int shadow_fill(struct pa_disk *d, struct pa_shadow *sh)
 {
-	struct pa_shadow *sh = calloc(1, sizeof(*sh));
 	uint64_t head = d->size < HEAD_COPY ? d->size : HEAD_COPY;
 	uint64_t ebrs[MAX_EBRS];
-	PedDiskType *type;
 	int k, i, rc;
 
-	memset(t, 0, sizeof(*t));
-	if (!sh)
-		return -ENOMEM;
 	/* the EBR chain and libblkid read through the page cache: drop what it kept */
 	posix_fadvise(d->fd, 0, 0, POSIX_FADV_DONTNEED);
 	sh->size = d->size;
 	sh->logical = d->logical;
 	sh->memfd = memfd_create("partalign-shadow", MFD_CLOEXEC);
-	if (sh->memfd < 0 || ftruncate(sh->memfd, (off_t)d->size) < 0) {
-		rc = -errno;
-		goto fail;
-	}
-	/* the label sectors: the first and last MiB, and the dos EBR chain */
+	if (sh->memfd < 0 || ftruncate(sh->memfd, (off_t)d->size) < 0)
+		return -errno;
 	rc = copy_in(d, sh, 0, head);
 	if (rc == 0)
 		rc = copy_in(d, sh, d->size - head, head);
 	if (rc < 0)
-		goto fail;
+		return rc;
 	k = label_dos_ebrs(rd_fd, &d->fd, d->logical, ebrs, MAX_EBRS);
 	for (i = 0; i < k && rc == 0; i++)
 		if (ebrs[i] + d->logical <= d->size)
 			rc = copy_in(d, sh, ebrs[i], d->logical);
-	if (rc < 0)
-		goto fail;
-
-	rc = read_health(d, t);
-	if (rc < 0)
-		goto fail;
-
 	snprintf(sh->fdpath, sizeof(sh->fdpath), "/proc/self/fd/%d", sh->memfd);
-	parted_begin(msgs, d->path);
+	return rc;
+}
+
+/* libparted's device on the shadow, with the disk's geometry. */
+static int shadow_device(const struct pa_disk *d, struct pa_shadow *sh)
+{
 	sh->dev = ped_device_get(sh->fdpath);
-	if (!sh->dev) {
-		rc = -EIO;
-		goto fail_parted;
-	}
+	if (!sh->dev)
+		return -EIO;
 	/* a file looks like 512/512 to libparted: give it the disk's geometry */
 	sh->dev->sector_size = d->logical;
 	sh->dev->phys_sector_size = d->physical;
@@ -341,23 +330,19 @@ int apply_table_read(struct pa_disk *d, struct pa_shadow **out, struct pa_table 
 	sh->dev->bios_geom.cylinders =
 	    sh->dev->length / 4 / 32 > INT_MAX ? INT_MAX : (int)(sh->dev->length / 4 / 32);
 	sh->dev->hw_geom = sh->dev->bios_geom;
+	return 0;
+}
 
-	t->disk_size = d->size;
-	t->logical = d->logical;
-	type = ped_disk_probe(sh->dev);
-	if (!type) {
+/* What libparted found in the shadow: its label, entries, damage and marker. */
+static int table_parse(struct pa_disk *d, struct pa_shadow *sh, struct pa_table *t)
+{
+	PedDiskType *type = ped_disk_probe(sh->dev);
+	int rc;
+
+	if (!type || strcmp(type->name, "loop") == 0) {
+		/* none, or libparted's "loop" label: a file system on the whole device */
 		t->label = PA_LABEL_NONE;
 		t->signature = scan_probe_signature(d->fd, 0, d->size);
-		parted_end();
-		*out = sh;
-		return 0;
-	}
-	if (strcmp(type->name, "loop") == 0) {
-		/* libparted's "loop" label is a file system on the whole device */
-		t->label = PA_LABEL_NONE;
-		t->signature = scan_probe_signature(d->fd, 0, d->size);
-		parted_end();
-		*out = sh;
 		return 0;
 	}
 	if (strcmp(type->name, "gpt") == 0)
@@ -368,15 +353,9 @@ int apply_table_read(struct pa_disk *d, struct pa_shadow **out, struct pa_table 
 		t->label = PA_LABEL_OTHER;
 	sh->label = t->label;
 	sh->disk = ped_disk_new(sh->dev);
-	if (!sh->disk) {
+	if (!sh->disk)
 		/* libparted gives up; say why, from the raw table, and refuse it (plan) */
-		rc = read_broken(d, t);
-		if (rc < 0)
-			goto fail_parted;
-		parted_end();
-		*out = sh;
-		return 0;
-	}
+		return read_broken(d, t);
 	/* a copy libparted took without a word (a wrong backup array CRC) is damage too */
 	t->damaged = cur_damaged ||
 		     (t->label == PA_LABEL_GPT && (t->gpt_primary || t->gpt_backup));
@@ -392,13 +371,34 @@ int apply_table_read(struct pa_disk *d, struct pa_shadow **out, struct pa_table 
 		rc = fill_entries(d, sh, t);
 	if (rc == 0)
 		rc = read_marker(sh, t);
+	return rc;
+}
+
+int apply_table_read(struct pa_disk *d, struct pa_shadow **out, struct pa_table *t,
+		     struct pa_diags *msgs)
+{
+	struct pa_shadow *sh = calloc(1, sizeof(*sh));
+	int rc;
+
+	memset(t, 0, sizeof(*t));
+	if (!sh)
+		return -ENOMEM;
+	rc = shadow_fill(d, sh);
+	if (rc == 0)
+		rc = read_health(d, t);
 	if (rc < 0)
-		goto fail_parted;
+		goto fail;
+	t->disk_size = d->size;
+	t->logical = d->logical;
+	parted_begin(msgs, d->path);
+	rc = shadow_device(d, sh);
+	if (rc == 0)
+		rc = table_parse(d, sh, t);
 	parted_end();
+	if (rc < 0)
+		goto fail;
 	*out = sh;
 	return 0;
-fail_parted:
-	parted_end();
 fail:
 	plan_table_free(t);
 	apply_shadow_free(sh);

@@ -12,9 +12,18 @@
 
 #include "core/align.h"
 #include "core/diag.h"
+#include "core/rules.h"
 
 #define PA_PROG "partalign"
 
+/*
+ * From msg_record_start() on, keep the last error msg_err() prints (without
+ * "partalign: "; warnings are not kept); msg_record_stop() ends it and
+ * returns that text (malloc'd, NULL when none).  For commands called in
+ * process (provision), whose reason is their last error.
+ */
+void msg_record_start(void);
+char *msg_record_stop(void);
 /* "partalign: DEVICE: message[: strerror]" on stderr; err is a positive errno or 0. */
 void msg_err(const char *device, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -80,6 +89,9 @@ void out_detect_terminal(struct out_opts *o);
 int out_set_start(const struct out_opts *o, struct libscols_line *ln, size_t i,
 		  unsigned long long bytes, unsigned int logical);
 
+/* A JSON string for @s (null for NULL), for reports that are no single table. */
+void out_json_str(FILE *f, const char *s);
+
 /* Common options of the reporting commands; returns true if @c was one. */
 bool out_parse_opt(int c, const char *arg, struct out_opts *o);
 
@@ -92,9 +104,23 @@ int cmd_fix(int argc, char **argv);
 int cmd_restore(int argc, char **argv);
 int cmd_rules(int argc, char **argv);
 int cmd_provision(int argc, char **argv);
-int provision_config_check(const char *file);
 int cmd_udev(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_resume(int argc, char **argv);
+
+/* What `partalign rules` takes, for a caller that has built the map itself. */
+struct rules_opts {
+	enum rules_match match;
+	const char *owner; /* for entries without their own */
+	const char *group;
+	const char *mode; /* four octal digits */
+	const char *output;
+	const char *root; /* NULL: the running system */
+	bool dry_run;
+	bool no_reload;
+};
+
+/* `partalign rules` on @map (the caller's); returns its exit bits. */
+int rules_run(const struct rules_opts *o, const struct rules_map *map);
 
 #endif

@@ -34,6 +34,7 @@
 #include "cli/cli.h"
 #include "core/exitcodes.h"
 #include "scan/scan.h"
+#include "shared/fileio.h"
 
 static void usage(FILE *f)
 {
@@ -53,114 +54,36 @@ static void usage(FILE *f)
 	      f);
 }
 
-/* mkdir -p of @path (0755); 0 or -errno. */
-static int make_dirs(const char *path)
-{
-	char p[PATH_MAX];
-	size_t i, n = strlen(path);
-
-	if (n >= sizeof(p))
-		return -ENAMETOOLONG;
-	memcpy(p, path, n + 1);
-	for (i = 1; i <= n; i++) {
-		if (p[i] != '/' && p[i] != '\0')
-			continue;
-		p[i] = '\0';
-		if (mkdir(p, 0755) < 0 && errno != EEXIST)
-			return -errno;
-		p[i] = i < n ? '/' : '\0';
-	}
-	return 0;
-}
-
-/* The whole of file @path (sysfs, /proc, /run) into a malloc'd *buf; 0 or -errno. */
-static int slurp(const char *path, char **buf, size_t *len)
-{
-	size_t cap = 4096, n = 0;
-	char *b = malloc(cap);
-	ssize_t r;
-	int fd;
-
-	if (!b)
-		return -ENOMEM;
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0) {
-		r = -errno;
-		free(b);
-		return (int)r;
-	}
-	for (;;) {
-		if (n == cap) {
-			char *nb = cap < (16u << 20) ? realloc(b, cap * 2) : NULL;
-
-			if (!nb) {
-				close(fd);
-				free(b);
-				return -ENOMEM;
-			}
-			b = nb;
-			cap *= 2;
-		}
-		r = read(fd, b + n, cap - n);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		n += (size_t)r;
-	}
-	if (r < 0) {
-		r = -errno;
-		close(fd);
-		free(b);
-		return (int)r;
-	}
-	close(fd);
-	*buf = b;
-	*len = n;
-	return 0;
-}
-
 /* A new file @path holding @len bytes of @buf, its directory made first. */
 static int put(const char *path, const char *buf, size_t len)
 {
 	char dir[PATH_MAX], *slash;
-	size_t done = 0;
 	int fd, rc;
 
 	snprintf(dir, sizeof(dir), "%s", path);
 	slash = strrchr(dir, '/');
 	if (slash) {
 		*slash = '\0';
-		rc = make_dirs(dir);
+		rc = mkdir_p(dir, 0755);
 		if (rc < 0)
 			return rc;
 	}
 	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return -errno;
-	while (done < len) {
-		ssize_t w = write(fd, buf + done, len - done);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0) {
-			rc = -errno;
-			close(fd);
-			return rc;
-		}
-		done += (size_t)w;
-	}
-	if (close(fd) < 0)
-		return -errno;
-	return 0;
+	rc = len ? write_all(fd, buf, len) : 0;
+	if (close(fd) < 0 && rc == 0)
+		rc = -errno;
+	return rc;
 }
 
 /* Copy @src to @dst when @src can be read; a missing @src is no error. */
 static int copy_if_present(const char *src, const char *dst)
 {
-	char *buf = NULL;
+	void *buf = NULL;
 	size_t len = 0;
-	int rc = slurp(src, &buf, &len);
+	/* sysfs attributes, udev entries and /proc files: far below this */
+	int rc = read_file(src, 16u << 20, &buf, &len);
 
 	if (rc < 0)
 		return 0;
@@ -183,7 +106,7 @@ static int copy_link(const char *src, const char *dst)
 	slash = strrchr(dir, '/');
 	if (slash) {
 		*slash = '\0';
-		rc = make_dirs(dir);
+		rc = mkdir_p(dir, 0755);
 		if (rc < 0)
 			return rc;
 	}
@@ -200,7 +123,7 @@ static int copy_link_dir(const char *src, const char *dst)
 
 	if (!dir)
 		return 0;
-	rc = make_dirs(dst);
+	rc = mkdir_p(dst, 0755);
 	while (rc == 0 && (de = readdir(dir))) {
 		if (de->d_name[0] == '.')
 			continue;
@@ -288,7 +211,7 @@ static int prepare_dir(const char *dir)
 			msg_err(dir, errno, "cannot use it for the dump");
 			return -1;
 		}
-		rc = make_dirs(dir);
+		rc = mkdir_p(dir, 0755);
 		if (rc < 0)
 			msg_err(dir, -rc, "cannot create it");
 		return rc < 0 ? -1 : 0;

@@ -3,11 +3,12 @@
  * The dispatcher: global options, then one function per subcommand.
  *
  * This file builds two programs.  `partalign` has every command that reads
- * (check, rules, udev, provision, dump) and does not link libparted: Debian's
- * libparted runs "dmidecode" from a constructor when it is loaded, which an
- * audit that promises to read no device must not do.  The commands that
- * change partition tables (plan, fix, restore) live in `partalign-apply`
- * (built with PA_APPLY_BINARY), which `partalign` runs in its place.
+ * (check, rules, udev, dump) and does not link libparted: Debian's libparted runs
+ * "dmidecode" from a constructor when it is loaded, which an audit that
+ * promises to read no device must not do.  The commands that change
+ * partition tables (plan, fix, restore, resume, and provision, which calls
+ * fix and rules in process) live in `partalign-apply` (built with
+ * PA_APPLY_BINARY), which `partalign` runs in its place.
  */
 #include "config.h"
 
@@ -41,7 +42,7 @@ static const struct {
 	{"restore", WRITER(cmd_restore), "write a partition-table backup back to its disk"},
 	{"resume", WRITER(cmd_resume), "finish an interrupted fix --move-data"},
 	{"rules", READER(cmd_rules), "write udev rules naming Oracle ASM disks"},
-	{"provision", READER(cmd_provision), "kickstart/Ansible entry: partition, check, name"},
+	{"provision", WRITER(cmd_provision), "kickstart/Ansible entry: partition, check, name"},
 	{"udev", READER(cmd_udev), "alignment state of one partition, for the shipped udev rule"},
 	{"dump", READER(cmd_dump), "save what check reads into a directory (check --sysroot)"},
 };

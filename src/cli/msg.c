@@ -5,16 +5,60 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
 #include "core/exitcodes.h"
 #include "core/units.h"
 
+static bool recording;
+static char *recorded;
+
+void msg_record_start(void)
+{
+	free(recorded);
+	recorded = NULL;
+	recording = true;
+}
+
+char *msg_record_stop(void)
+{
+	char *s = recorded;
+
+	recorded = NULL;
+	recording = false;
+	return s;
+}
+
+/* The text after "partalign: " of an error, kept while recording. */
+static void record(const char *device, int err, const char *fmt, va_list ap)
+{
+	char *msg = NULL, *line = NULL;
+
+	if (vasprintf(&msg, fmt, ap) < 0)
+		return;
+	if (asprintf(&line, "%s%s%s%s%s", device && *device ? device : "",
+		     device && *device ? ": " : "", msg, err ? ": " : "",
+		     err ? strerror(err) : "") >= 0) {
+		free(recorded);
+		recorded = line;
+	}
+	free(msg);
+}
+
 static void vmsg(const char *kind, const char *device, int err, const char *fmt,
 		 va_list ap)
 {
+	if (recording && !kind) {
+		va_list aq;
+
+		va_copy(aq, ap);
+		record(device, err, fmt, aq);
+		va_end(aq);
+	}
 	fprintf(stderr, "%s: ", PA_PROG);
 	if (kind)
 		fprintf(stderr, "%s: ", kind);

@@ -1,7 +1,8 @@
 /*
  * Output through libsmartcols: one column table per command, rendered as a
- * table, --json, --pairs or --raw.  Nothing here writes JSON or pads columns
- * by hand.
+ * table, --json, --pairs or --raw.  Nothing here pads columns by hand; the
+ * one JSON value written by hand is the string of out_json_str(), for the
+ * report that is not one table (provision --json).
  */
 #include "config.h"
 
@@ -246,4 +247,35 @@ bool out_parse_opt(int c, const char *arg, struct out_opts *o)
 		return true;
 	}
 	return false;
+}
+
+/*
+ * libsmartcols prints one table as {"name": [rows]}; provision's report is an
+ * object with scalars, a list and a nested object, so its writer uses this.
+ * Every string is escaped: quotes, backslashes, control bytes, and bytes
+ * outside ASCII (as \u00XX, so that the output is valid UTF-8 whatever a
+ * device string holds).
+ */
+void out_json_str(FILE *f, const char *s)
+{
+	if (!s) {
+		fputs("null", f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c == '\n')
+			fputs("\\n", f);
+		else if (c == '\t')
+			fputs("\\t", f);
+		else if (c < 0x20 || c >= 0x7f)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
 }

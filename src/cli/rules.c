@@ -968,17 +968,11 @@ static int apply(const struct opts *o, const struct rules_set *set, const char *
 	return apply_udev(set, old, &triggered);
 }
 
-int cmd_rules(int argc, char **argv)
+/* The command after its options: the map's rules written and applied; exit bits. */
+static int run_map(const struct opts *op, const struct rules_map *map)
 {
-	struct opts o = {
-	    .match = RULES_MATCH_AUTO,
-	    .owner = RULES_DEFAULT_OWNER,
-	    .group = RULES_DEFAULT_GROUP,
-	    .mode = RULES_DEFAULT_MODE,
-	    .output = RULES_DEFAULT_OUTPUT,
-	};
+	const struct opts o = *op;
 	struct pa_scan_opts so = {0};
-	struct rules_map map = {0};
 	struct rules_set set = {0};
 	struct pa_devlist devs = {0};
 	struct pa_diags diags = {0}, scandiags = {0};
@@ -987,15 +981,6 @@ int cmd_rules(int argc, char **argv)
 	const char *what;
 	int status = PA_EXIT_OK, rc;
 
-	quiet = false;
-	rc = parse(argc, argv, &o, &map, &diags);
-	if (rc != 0) {
-		msg_diags(&diags);
-		status = rc > 0		 ? PA_EXIT_OK
-			 : rc == -ENOMEM ? PA_EXIT_ERROR
-					 : PA_EXIT_USAGE;
-		goto out;
-	}
 	target = rooted(o.root, o.output);
 	if (!target)
 		goto nomem;
@@ -1008,7 +993,7 @@ int cmd_rules(int argc, char **argv)
 		status = PA_EXIT_ERROR;
 		goto out;
 	}
-	if (build(&o, &map, &devs, &set, &diags) < 0)
+	if (build(&o, map, &devs, &set, &diags) < 0)
 		goto nomem;
 	if (diags.n) {
 		msg_diags(&diags);
@@ -1093,17 +1078,66 @@ nomem:
 	msg_err(NULL, ENOMEM, "rules");
 	status = PA_EXIT_ERROR;
 out:
-	if (fflush(stdout) != 0 || ferror(stdout)) {
-		msg_err(NULL, errno, "write error on stdout");
-		status |= PA_EXIT_ERROR;
-	}
 	free(target);
 	free(text);
 	free(old);
 	rules_set_free(&set);
-	rules_map_free(&map);
 	pa_devlist_free(&devs);
 	pa_diags_free(&diags);
 	pa_diags_free(&scandiags);
 	return status;
+}
+
+static int flush_stdout(int status)
+{
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		msg_err(NULL, errno, "write error on stdout");
+		status |= PA_EXIT_ERROR;
+	}
+	return status;
+}
+
+int rules_run(const struct rules_opts *ro, const struct rules_map *map)
+{
+	struct opts o = {
+	    .match = ro->match,
+	    .owner = ro->owner,
+	    .group = ro->group,
+	    .output = ro->output,
+	    .root = ro->root,
+	    .dry_run = ro->dry_run,
+	    .no_reload = ro->no_reload,
+	};
+
+	snprintf(o.mode, sizeof(o.mode), "%s", ro->mode);
+	quiet = false;
+	return flush_stdout(run_map(&o, map));
+}
+
+int cmd_rules(int argc, char **argv)
+{
+	struct opts o = {
+	    .match = RULES_MATCH_AUTO,
+	    .owner = RULES_DEFAULT_OWNER,
+	    .group = RULES_DEFAULT_GROUP,
+	    .mode = RULES_DEFAULT_MODE,
+	    .output = RULES_DEFAULT_OUTPUT,
+	};
+	struct rules_map map = {0};
+	struct pa_diags diags = {0};
+	int status, rc;
+
+	quiet = false;
+	rc = parse(argc, argv, &o, &map, &diags);
+	if (rc != 0) {
+		msg_diags(&diags);
+		status = rc > 0		 ? PA_EXIT_OK
+			 : rc == -ENOMEM ? PA_EXIT_ERROR
+					 : PA_EXIT_USAGE;
+	} else {
+		status = run_map(&o, &map);
+	}
+	rules_map_free(&map);
+	pa_diags_free(&diags);
+	return flush_stdout(status);
 }

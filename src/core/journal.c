@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "core/crc32.h"
-#include "core/endian.h"
+#include "shared/endian.h"
 #include "core/journal.h"
 
 #define MAGIC "partalign-journal 2\n"

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "core/crc32.h"
-#include "core/endian.h"
+#include "shared/endian.h"
 #include "core/marker.h"
 
 #define GPT_ARRAY_MAX (1u << 20)

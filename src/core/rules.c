@@ -213,6 +213,23 @@ static const char *shown(const char *s, char *buf, size_t len)
 
 /* ---- the map --------------------------------------------------------- */
 
+size_t rules_fields_split(char *line, const char *blanks, char **field, size_t max)
+{
+	size_t n = 0;
+
+	for (;;) {
+		line += strspn(line, blanks);
+		if (!*line || *line == '#')
+			return n;
+		if (n == max)
+			return max + 1;
+		field[n++] = line;
+		line += strcspn(line, blanks);
+		if (*line)
+			*line++ = '\0';
+	}
+}
+
 int rules_spec_parse(const char *spec, enum rules_sel *sel, const char **value)
 {
 	static const struct {
@@ -376,21 +393,15 @@ int rules_map_parse(struct rules_map *m, const char *text, const char *file,
 		const char *eol = strchr(p, '\n');
 		size_t len = eol ? (size_t)(eol - p) : strlen(p);
 		char *line = strndup(p, len);
-		char *field[6];
+		char *field[5];
 		char origin[4096];
-		char *s, *save = NULL;
-		int nf = 0;
+		size_t nf;
 
 		if (!line)
 			return -ENOMEM;
 		lineno++;
 		snprintf(origin, sizeof(origin), "%s:%u", file, lineno);
-		for (s = strtok_r(line, " \t\r", &save); s && nf < 6;
-		     s = strtok_r(NULL, " \t\r", &save)) {
-			if (s[0] == '#')
-				break;
-			field[nf++] = s;
-		}
+		nf = rules_fields_split(line, " \t\r", field, 5);
 		rc = 0;
 		if (nf == 1 || nf > 5) {
 			rc = pa_diag_add(diags, origin, 0,

@@ -64,6 +64,15 @@ bool rules_account_is_valid(const char *s);
 /* An octal mode of 3 or 4 digits up to 07777, written back as four digits into @out. */
 bool rules_mode_normalize(const char *s, char out[8]);
 
+/*
+ * The tokenizer of the line-based files (the map, provision's configuration):
+ * split @line in place into fields separated by runs of bytes of @blanks; a
+ * field starting with '#' ends the line (a comment).  Returns the number of
+ * fields; when there are more than @max, returns @max + 1 with the first @max
+ * in @field.
+ */
+size_t rules_fields_split(char *line, const char *blanks, char **field, size_t max);
+
 /* How the user named a device. */
 enum rules_sel {
 	RULES_SEL_PATH,	    /* "/dev/sdb1", a by-id link */

@@ -23,17 +23,15 @@ cflags="-g -O1 -fno-omit-frame-pointer $san -std=gnu11 -I$bld -I$src/src $FUZZ_L
 mkdir -p "$out/obj"
 
 # the code under test: the pure core, the scanner, the label and backup
-# readers of apply, and for the provision parser its CLI file
-lib=("$src"/src/core/*.c "$src"/src/scan/*.c "$src"/src/apply/label.c
+# readers of apply
+lib=("$src"/src/core/*.c "$src"/src/shared/*.c "$src"/src/scan/*.c "$src"/src/apply/label.c
 	"$src"/src/apply/backup.c "$src"/src/apply/disk.c)
-cli=("$src"/src/cli/provision.c "$src"/src/cli/msg.c "$src"/src/cli/output.c)
 obj() { echo "$out/obj/$(basename "$(dirname "$1")")-$(basename "$1" .c).o"; }
-objs=() cliobjs=()
+objs=()
 for s in "${lib[@]}"; do objs+=("$(obj "$s")"); done
-for s in "${cli[@]}"; do cliobjs+=("$(obj "$s")"); done
 # compile: SOURCE OBJECT pairs on stdin, FUZZ_JOBS at a time
 {
-	for s in "${lib[@]}" "${cli[@]}"; do printf '%s\n%s\n' "$s" "$(obj "$s")"; done
+	for s in "${lib[@]}"; do printf '%s\n%s\n' "$s" "$(obj "$s")"; done
 	printf '%s\n%s\n' "$src/tests/fuzz/replay.c" "$out/obj/replay.o"
 } | xargs -d '\n' -n 2 -P "$jobs" sh -c '
 	# shellcheck disable=SC2086
@@ -42,17 +40,13 @@ for s in "${cli[@]}"; do cliobjs+=("$(obj "$s")"); done
 		-c "$2" -o "$3"' "$FUZZ_CC" "$cflags"
 
 for t in $FUZZ_TARGETS; do
-	extra=()
-	[ "$t" = provision ] && extra=("${cliobjs[@]}")
 	# shellcheck disable=SC2086
 	$FUZZ_CC $cflags -fsanitize=fuzzer "$src/tests/fuzz/fuzz-$t.c" "$out/obj/replay.o" \
-		"${extra[@]}" "${objs[@]}" $FUZZ_LIBS -o "$out/fuzz-$t"
+		"${objs[@]}" $FUZZ_LIBS -o "$out/fuzz-$t"
 done
 
 run() { # TARGET
 	local t=$1 dirs=() mask=1
-	# provision reports every bad line on stderr; libFuzzer keeps its own
-	[ "$t" = provision ] && mask=3
 	mkdir -p "$out/corpus-$t"
 	dirs=("$out/corpus-$t" "$src/tests/fuzz/corpus/$t")
 	[ -d "$src/tests/fuzz/crashes/$t" ] && dirs+=("$src/tests/fuzz/crashes/$t")

@@ -1,6 +1,9 @@
-/* Little-endian fields of on-disk structures (GPT, dos, our own records). */
-#ifndef PARTALIGN_ENDIAN_H
-#define PARTALIGN_ENDIAN_H
+/*
+ * Little-endian fields of on-disk structures (GPT, dos, our own records).
+ * Header-only and libc-only, so the pure core may include it.
+ */
+#ifndef PARTALIGN_SHARED_ENDIAN_H
+#define PARTALIGN_SHARED_ENDIAN_H
 
 #include <stdint.h>
 

@@ -1,0 +1,312 @@
+/*
+ * provision's two questions to the writer, in process: what would fix --new
+ * do on this disk (the probe: the steps of `plan --new` up to its report),
+ * and fix --new itself.
+ *
+ * The probe reads the table with libparted as plan does (lock, exclusive
+ * open, in-use and read-only refusals, the kernel's view against the table,
+ * the plan, an unfinished move, libparted's acceptance of the new table) and
+ * keeps the answer as a struct; it writes nothing.  kernel_stale() and
+ * map_in_use() repeat plan.c's static helpers of the same names: plan.c
+ * exports no probe of its own (its prepare() would be the one to share).  fix --new is
+ * cmd_fix() called with the options an admin would type; its stdout (progress meant for a
+ * terminal) joins our stderr, so provision's stdout carries only the report.  The reason
+ * of a refusal or failure is the last error either of them printed (msg_record_start()).
+ *
+ * Ownership: probes belong to the run (r->probes) and borrow their device.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "apply/apply.h"
+#include "cli/cli.h"
+#include "cli/move-cli.h"
+#include "cli/provision.h"
+#include "core/exitcodes.h"
+#include "core/plan.h"
+#include "scan/scan.h"
+
+/* How long the probe waits for the disk lock, as plan does by default. */
+#define PROBE_WAIT_MS 10000
+
+void provision_probe_free(struct probe *pr)
+{
+	free(pr->pname);
+	free(pr->refused);
+	free(pr->err);
+}
+
+/* Does the kernel's view (scan) differ from the table as read? */
+static bool kernel_stale(const struct pa_devlist *l, const struct pa_dev *w,
+			 const struct pa_table *t)
+{
+	size_t i, j, nk = 0;
+
+	for (i = 0; i < l->n; i++) {
+		const struct pa_dev *d = l->v[i];
+		bool found = false;
+
+		if (d->disk != w || d->kind != PA_KIND_PART)
+			continue;
+		nk++;
+		for (j = 0; j < t->n && !found; j++)
+			found = t->v[j].num == d->partno && t->v[j].start == d->start &&
+				(t->v[j].size == d->size || t->v[j].extended);
+		if (!found)
+			return true;
+	}
+	return nk != t->n;
+}
+
+/*
+ * Who, besides its own kpartx partition maps and this process, has the
+ * multipath map @map open: ASM opens devices without O_EXCL.
+ */
+static char *map_in_use(const struct pa_devlist *l, const struct pa_dev *map)
+{
+	int count = 0, parts = 0;
+	size_t i;
+
+	for (i = 0; i < l->n; i++) {
+		const struct pa_dev *d = l->v[i];
+
+		if (d->kind != PA_KIND_PART || d->disk != map || !d->dm_uuid)
+			continue;
+		parts++;
+		if (scan_dm_open_count(d->major, d->minor, &count) == 0 && count > 0)
+			return prov_asprintf(
+			    "%s (partition map %u of %s) is open: in use", d->name,
+			    d->partno, map->name);
+	}
+	if (scan_dm_open_count(map->major, map->minor, &count) == 0 && count > parts + 2)
+		return prov_asprintf("%s is open by another process: in use", map->name);
+	return NULL;
+}
+
+/* Open @dev as plan does; its in-use reason into *inuse.  0 or PA_EXIT_ERROR. */
+static int probe_open(const struct run *r, const struct pa_dev *dev, struct pa_disk *disk,
+		      char **inuse)
+{
+	int rc = apply_disk_open(
+	    dev->path, PA_DISK_LOCK | (dev->kind == PA_KIND_MPATH ? 0 : PA_DISK_EXCL),
+	    PROBE_WAIT_MS, disk);
+
+	*inuse = plan_refusal_in_use(&r->devs, dev);
+	if (!*inuse && rc == 0 && dev->kind == PA_KIND_MPATH)
+		*inuse = map_in_use(&r->devs, dev);
+	if (rc == -EBUSY) {
+		if (!*inuse)
+			*inuse = prov_asprintf(
+			    "%s cannot be opened exclusively: it is in use", dev->name);
+		/* look without claiming, never to write */
+		rc = apply_disk_open(dev->path, 0, 0, disk);
+	}
+	if (rc == -EWOULDBLOCK) {
+		msg_err(dev->path, 0,
+			"locked by another process (partalign or udev); try again");
+		return PA_EXIT_ERROR;
+	}
+	if (rc < 0) {
+		msg_err(dev->path, -rc, "cannot open");
+		return PA_EXIT_ERROR;
+	}
+	if (!*inuse && apply_disk_is_readonly(disk))
+		*inuse = prov_asprintf("%s is read-only (write-protected)", dev->path);
+	return PA_EXIT_OK;
+}
+
+/* The answer of plan @p, as the first row of plan --new would give it. */
+static void probe_answer(struct probe *pr, const struct pa_plan *p)
+{
+	const struct pa_step *s = p->n ? &p->v[0] : NULL;
+
+	pr->action = s ? plan_step_name(s->kind) : "none";
+	if (s && s->kind == PA_STEP_KEEP && s->old && s->old->name)
+		pr->pname = prov_strdup(s->old->name);
+	if (p->refusal && *p->refusal)
+		pr->refused = prov_strdup(p->refusal);
+	pr->new_aligned = true;
+	if (s && s->kind != PA_STEP_DROP) {
+		pr->has_start = true;
+		pr->new_start = s->new_start;
+		pr->new_aligned = s->after.physical != PA_VERDICT_MISALIGNED &&
+				  s->after.optimal != PA_VERDICT_MISALIGNED &&
+				  s->after.policy != PA_VERDICT_MISALIGNED;
+	}
+}
+
+/* The plan of fix --new for @dev into @p (planned: *planned); exit bits. */
+static int probe_plan(struct run *r, const struct pa_dev *dev, struct pa_plan *p,
+		      bool *planned)
+{
+	struct pa_plan_opts po = {.grain = r->grain, .new_disk = true};
+	struct cli_move_opts mo = {0};
+	struct pa_mover *mv = NULL; /* stays NULL: no --move-data */
+	struct pa_disk disk = {0};
+	struct pa_shadow *sh = NULL;
+	struct pa_diags msgs = {0};
+	struct pa_table t;
+	char *inuse = NULL;
+	bool stale = false;
+	int rc, status;
+
+	status = probe_open(r, dev, &disk, &inuse);
+	if (status != PA_EXIT_OK) {
+		free(inuse);
+		return status;
+	}
+	rc = apply_table_read(&disk, &sh, &t, &msgs);
+	if (rc == 0) {
+		stale = kernel_stale(&r->devs, dev, &t);
+		rc = plan_compute(&t, &dev->topo, &po, p);
+	}
+	/* an unfinished move refuses the disk, as in plan */
+	if (rc == 0)
+		rc = cli_move_prepare(&mo, &po, dev, p, &mv);
+	if (rc < 0) {
+		msg_diags(&msgs);
+		msg_err(dev->path, -rc, "cannot read the partition table");
+		status = PA_EXIT_ERROR;
+		goto out;
+	}
+	*planned = true;
+	/* a disk in use is refused only when something would be written to it */
+	if (inuse && (p->changes || stale || p->refusal)) {
+		free(p->refusal);
+		p->refusal = NULL;
+		if (plan_refuse(p, "%s", inuse) < 0)
+			prov_nomem();
+	}
+	if (!p->refusal && p->changes && apply_table_stage(sh, p, NULL, &msgs) < 0) {
+		msg_diags(&msgs);
+		msg_err(dev->path, 0, "libparted refused the new table");
+		status = PA_EXIT_ERROR;
+		goto out;
+	}
+	status = p->refusal || p->changes || stale ? PA_EXIT_MISALIGNED : PA_EXIT_OK;
+out:
+	pa_diags_free(&msgs);
+	move_free(mv);
+	apply_shadow_free(sh);
+	apply_disk_close(&disk);
+	free(inuse);
+	return status;
+}
+
+/* What fix --new would do on @dev, once per device. */
+struct probe *provision_probe(struct run *r, const struct pa_dev *dev)
+{
+	struct pa_plan plan = {0};
+	bool planned = false;
+	struct probe *pr;
+	size_t i;
+
+	for (i = 0; i < r->nprobes; i++)
+		if (r->probes[i].dev == dev)
+			return &r->probes[i];
+	if (r->nprobes == r->capprobes) {
+		size_t cap = r->capprobes ? r->capprobes * 2 : 16;
+		struct probe *v = realloc(r->probes, cap * sizeof(*v));
+
+		if (!v)
+			prov_nomem();
+		r->probes = v;
+		r->capprobes = cap;
+	}
+	pr = &r->probes[r->nprobes++];
+	memset(pr, 0, sizeof(*pr));
+	pr->dev = dev;
+	msg_record_start();
+	pr->rc = probe_plan(r, dev, &plan, &planned);
+	pr->err = msg_record_stop();
+	if (planned)
+		probe_answer(pr, &plan);
+	plan_free(&plan);
+	return pr;
+}
+
+static bool probe_says(const struct probe *pr, const char *action)
+{
+	return !(pr->rc & (PA_EXIT_ERROR | PA_EXIT_USAGE)) && pr->action &&
+	       strcmp(pr->action, action) == 0;
+}
+
+/*
+ * The disk holds exactly the partition fix --new makes.  A refusal beside a
+ * "keep" can only be "in use" (the refusals of --new come before any step):
+ * harmless when nothing is to be written.
+ */
+bool provision_probe_keeps(const struct probe *pr)
+{
+	return probe_says(pr, "keep");
+}
+
+/* The disk is blank: fix --new would create the partition. */
+bool provision_probe_creates(const struct probe *pr)
+{
+	return probe_says(pr, "create") && !pr->refused;
+}
+
+/* What went wrong with a probe that neither creates, keeps nor refuses. */
+const char *provision_probe_failure(const struct probe *pr, char *buf, size_t len)
+{
+	if (pr->err)
+		return pr->err;
+	snprintf(buf, len, "partalign plan --new failed with exit status %d", pr->rc);
+	return buf;
+}
+
+static int call_fix(void *ctx)
+{
+	char **argv = ctx;
+	int argc = 0;
+
+	while (argv[argc])
+		argc++;
+	return cmd_fix(argc, argv);
+}
+
+int provision_fix(struct run *r, struct disk *d)
+{
+	char *argv[16], *err;
+	size_t n = 0;
+	int rc;
+
+	argv[n++] = PA_PROG " fix";
+	argv[n++] = "--new";
+	argv[n++] = "--name";
+	argv[n++] = d->cfg->name;
+	argv[n++] = "--yes";
+	if (r->o.align || r->c.align) {
+		argv[n++] = "--align";
+		argv[n++] = (char *)(r->o.align ? r->o.align : r->c.align);
+	}
+	if (r->backup_dir) {
+		argv[n++] = "--backup-dir";
+		argv[n++] = r->backup_dir;
+	}
+	argv[n++] = d->device;
+	argv[n] = NULL;
+	rc = prov_call(call_fix, argv, &err);
+	if (rc < 0) {
+		prov_fail(d, ACT_ERROR, "cannot run fix --new: %s", strerror(-rc));
+	} else if (rc & (PA_EXIT_ERROR | PA_EXIT_USAGE) || rc >= 32) {
+		prov_fail(d, ACT_ERROR, "%s", err ? err : "partalign fix --new failed");
+	} else if (rc & PA_EXIT_MISALIGNED) {
+		prov_fail(d, ACT_REFUSED, "%s",
+			  err ? err : "partalign fix --new refused it");
+	} else {
+		rc &= PA_EXIT_CHANGED | PA_EXIT_REBOOT;
+		d->reboot = rc & PA_EXIT_REBOOT;
+		if (d->reboot)
+			prov_remark(d,
+				    "the table is written but the kernel still uses the "
+				    "old one: reboot, then run provision again");
+	}
+	free(err);
+	return d->action == ACT_ERROR || d->action == ACT_REFUSED ? 0 : rc;
+}

@@ -1,0 +1,257 @@
+/*
+ * Unit tests of shared/spawn.c: programs are found in SPAWN_PATH (and
+ * PARTALIGN_TOOLDIR), never through the inherited PATH; output is captured;
+ * the exit status and signals come back; the child's environment is reduced.
+ * A directory of stand-in programs is put first in PATH to show it is ignored.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "unit.h"
+
+#include "shared/spawn.h"
+
+static char dir[256];
+
+static void stand_in(const char *name, const char *body)
+{
+	char p[512];
+	FILE *f;
+
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	f = fopen(p, "w");
+	assert_non_null(f);
+	fprintf(f, "#!/bin/sh\n%s\n", body);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(chmod(p, 0755), 0);
+}
+
+static int setup(void **state)
+{
+	snprintf(dir, sizeof(dir), "%s/pa-spawn-XXXXXX",
+		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	if (!mkdtemp(dir))
+		return -1;
+	stand_in("sh", "echo fake; exit 42");
+	stand_in("pa-only-in-path", "exit 0");
+	setenv("PATH", dir, 1);
+	unsetenv(SPAWN_TOOLDIR_ENV);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	char cmd[1024];
+
+	setenv("PATH", SPAWN_PATH, 1);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+static void test_lookup_ignores_path(void **state)
+{
+	char p[512];
+	struct spawn_result r;
+	const char *only[] = {"pa-only-in-path", NULL};
+	const char *sh[] = {"sh", "-c", "exit 3", NULL};
+
+	assert_int_equal(spawn_lookup("pa-only-in-path", p, sizeof(p)), -ENOENT);
+	assert_int_equal(spawn(only, 0, &r), -ENOENT);
+	assert_null(r.out);
+	assert_int_equal(spawn_lookup("sh", p, sizeof(p)), 0);
+	assert_true(strncmp(p, dir, strlen(dir)) != 0);
+	assert_int_equal(spawn(sh, SPAWN_OUT, &r), 0);
+	assert_int_equal(r.status, 3); /* the system's sh, not the stand-in (42) */
+	assert_string_equal(r.out, "");
+	spawn_result_free(&r);
+}
+
+static void test_tooldir(void **state)
+{
+	char p[512], want[512];
+	struct spawn_result r;
+	const char *only[] = {"pa-only-in-path", NULL};
+	const char *sh[] = {"sh", "-c", "exit 3", NULL};
+
+	setenv(SPAWN_TOOLDIR_ENV, dir, 1);
+	snprintf(want, sizeof(want), "%s/pa-only-in-path", dir);
+	assert_int_equal(spawn_lookup("pa-only-in-path", p, sizeof(p)), 0);
+	assert_string_equal(p, want);
+	assert_int_equal(spawn(only, 0, &r), 0);
+	assert_int_equal(r.status, 0);
+	/* first in the tool directory, before the system's */
+	assert_int_equal(spawn(sh, SPAWN_OUT, &r), 0);
+	assert_int_equal(r.status, 42);
+	assert_string_equal(r.out, "fake\n");
+	spawn_result_free(&r);
+	/* a relative or list value is not a tool directory */
+	setenv(SPAWN_TOOLDIR_ENV, "relative", 1);
+	assert_int_equal(spawn_lookup("pa-only-in-path", p, sizeof(p)), -ENOENT);
+	snprintf(p, sizeof(p), "/nonexistent:%s", dir);
+	setenv(SPAWN_TOOLDIR_ENV, p, 1);
+	assert_int_equal(spawn_lookup("pa-only-in-path", p, sizeof(p)), -ENOENT);
+	unsetenv(SPAWN_TOOLDIR_ENV);
+}
+
+static void test_capture(void **state)
+{
+	struct spawn_result r;
+	const char *both[] = {"sh", "-c", "echo out; echo err >&2; echo out2", NULL};
+	const char *big[] = {"sh", "-c",
+			     "head -c 300000 /dev/zero | tr '\\0' o; "
+			     "head -c 200000 /dev/zero | tr '\\0' e >&2",
+			     NULL};
+
+	assert_int_equal(spawn(both, SPAWN_OUT | SPAWN_ERR, &r), 0);
+	assert_int_equal(r.status, 0);
+	assert_string_equal(r.out, "out\nout2\n");
+	assert_int_equal(r.outlen, 9);
+	assert_string_equal(r.err, "err\n");
+	spawn_result_free(&r);
+	assert_null(r.out);
+
+	assert_int_equal(spawn(both, SPAWN_ERR | SPAWN_QUIET, &r), 0);
+	assert_null(r.out);
+	assert_string_equal(r.err, "err\n");
+	spawn_result_free(&r);
+
+	/* more than a pipe holds on both streams at once */
+	assert_int_equal(spawn(big, SPAWN_OUT | SPAWN_ERR, &r), 0);
+	assert_int_equal(r.status, 0);
+	assert_int_equal(r.outlen, 300000);
+	assert_int_equal(r.errlen, 200000);
+	assert_int_equal(strspn(r.out, "o"), 300000);
+	spawn_result_free(&r);
+}
+
+/* SPAWN_QUIET: what is not captured goes to /dev/null, not to our stdout */
+static void test_quiet(void **state)
+{
+	struct spawn_result r;
+	const char *echo[] = {"sh", "-c", "echo loud; echo loud >&2", NULL};
+	char p[512], buf[64] = "";
+	int fd, saved_out = dup(1), saved_err = dup(2);
+	ssize_t n;
+
+	snprintf(p, sizeof(p), "%s/stdout", dir);
+	fd = open(p, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	assert_true(fd >= 0);
+	dup2(fd, 1);
+	dup2(fd, 2);
+	int rc = spawn(echo, SPAWN_QUIET, &r);
+	dup2(saved_out, 1);
+	dup2(saved_err, 2);
+	close(saved_out);
+	close(saved_err);
+	assert_int_equal(rc, 0);
+	assert_int_equal(r.status, 0);
+	n = pread(fd, buf, sizeof(buf) - 1, 0);
+	assert_int_equal(n, 0);
+
+	/* without it, the child writes to our stdout */
+	fflush(stdout);
+	saved_out = dup(1);
+	dup2(fd, 1);
+	rc = spawn(echo, SPAWN_ERR, &r);
+	dup2(saved_out, 1);
+	close(saved_out);
+	assert_int_equal(rc, 0);
+	assert_string_equal(r.err, "loud\n");
+	spawn_result_free(&r);
+	n = pread(fd, buf, sizeof(buf) - 1, 0);
+	assert_int_equal(n, 5);
+	assert_memory_equal(buf, "loud\n", 5);
+	close(fd);
+}
+
+static void test_status(void **state)
+{
+	struct spawn_result r;
+	const char *ex[] = {"sh", "-c", "exit 7", NULL};
+	const char *sig[] = {"sh", "-c", "kill -TERM $$", NULL};
+	const char *abs[] = {"/bin/sh", "-c", "exit 0", NULL};
+
+	assert_int_equal(spawn(ex, 0, &r), 0);
+	assert_int_equal(r.status, 7);
+	assert_int_equal(spawn(sig, 0, &r), 0);
+	assert_int_equal(r.status, 128 + 15);
+	assert_int_equal(spawn(abs, 0, &r), 0);
+	assert_int_equal(r.status, 0);
+}
+
+static void test_not_found(void **state)
+{
+	struct spawn_result r;
+	const char *none[] = {"partalign-no-such-program", NULL};
+	const char *abs[] = {"/nonexistent/partalign-no-such-program", NULL};
+	const char *empty[] = {NULL};
+	char p[512];
+
+	assert_int_equal(spawn(none, SPAWN_OUT | SPAWN_ERR, &r), -ENOENT);
+	assert_null(r.out);
+	assert_null(r.err);
+	assert_int_equal(spawn(abs, SPAWN_OUT, &r), -ENOENT);
+	assert_null(r.out);
+	assert_int_equal(spawn(empty, 0, &r), -EINVAL);
+	/* a directory or a file that is not executable is not a program */
+	snprintf(p, sizeof(p), "%s/notexec", dir);
+	assert_int_equal(mkdir(p, 0755), 0);
+	setenv(SPAWN_TOOLDIR_ENV, dir, 1);
+	assert_int_equal(spawn_lookup("notexec", p, sizeof(p)), -ENOENT);
+	unsetenv(SPAWN_TOOLDIR_ENV);
+}
+
+static void test_environment(void **state)
+{
+	struct spawn_result r;
+	const char *env[] = {"sh", "-c", "env | sort", NULL};
+
+	setenv("HOME", "/root", 1);
+	setenv("LD_PRELOAD_NOT", "x", 1);
+	setenv("PARTALIGN_JOURNAL", "/tmp/j", 1);
+	setenv("LANG", "de_DE.UTF-8", 1);
+	assert_int_equal(spawn(env, SPAWN_OUT, &r), 0);
+	assert_int_equal(r.status, 0);
+	/* sh itself may add PWD (and SHLVL, _): everything else is ours */
+	assert_contains(r.out, "LC_ALL=C\n");
+	assert_contains(r.out, "PARTALIGN_JOURNAL=/tmp/j\n");
+	assert_contains(r.out, "PATH=" SPAWN_PATH "\n");
+	assert_not_contains(r.out, "HOME=");
+	assert_not_contains(r.out, "LANG=");
+	assert_not_contains(r.out, "LD_PRELOAD_NOT");
+	spawn_result_free(&r);
+	unsetenv("PARTALIGN_JOURNAL");
+	unsetenv("LD_PRELOAD_NOT");
+}
+
+static void test_stdin_null(void **state)
+{
+	struct spawn_result r;
+	const char *cat[] = {"sh", "-c", "cat; echo done", NULL};
+
+	assert_int_equal(spawn(cat, SPAWN_OUT, &r), 0);
+	assert_string_equal(r.out, "done\n");
+	spawn_result_free(&r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test_setup_teardown(test_lookup_ignores_path, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_tooldir, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_capture, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_quiet, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_status, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_not_found, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_environment, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_stdin_null, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
