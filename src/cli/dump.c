@@ -135,8 +135,9 @@ static int copy_link_dir(const char *src, const char *dst)
 	return rc;
 }
 
-#define JOIN(buf, ...)                                                                    \
-	((size_t)snprintf(buf, sizeof(buf), __VA_ARGS__) < sizeof(buf) ? 0 : -ENAMETOOLONG)
+#define JOIN(buf, ...)                                                                   \
+	((size_t)snprintf(buf, sizeof(buf), __VA_ARGS__) < sizeof(buf) ? 0               \
+								       : -ENAMETOOLONG)
 
 /* Everything the scan reads of device @d; *what names the failed step. */
 static int dump_device(const char *out, const struct pa_dev *d, const char **what)
@@ -165,10 +166,12 @@ static int dump_device(const char *out, const struct pa_dev *d, const char **wha
 			return rc;
 	}
 	if ((rc = JOIN(src, "%s/holders", real)) < 0 ||
-	    (rc = JOIN(dst, "%s%s/holders", out, real)) < 0 || (rc = copy_link_dir(src, dst)) < 0)
+	    (rc = JOIN(dst, "%s%s/holders", out, real)) < 0 ||
+	    (rc = copy_link_dir(src, dst)) < 0)
 		return rc;
 	if ((rc = JOIN(src, "%s/slaves", real)) < 0 ||
-	    (rc = JOIN(dst, "%s%s/slaves", out, real)) < 0 || (rc = copy_link_dir(src, dst)) < 0)
+	    (rc = JOIN(dst, "%s%s/slaves", out, real)) < 0 ||
+	    (rc = copy_link_dir(src, dst)) < 0)
 		return rc;
 
 	*what = "cannot save its udev database entry";
@@ -227,7 +230,9 @@ static int prepare_dir(const char *dir)
 	}
 	while ((de = readdir(d)))
 		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0) {
-			msg_err(dir, 0, "is not empty: the dump goes into a new or empty directory");
+			msg_err(
+			    dir, 0,
+			    "is not empty: the dump goes into a new or empty directory");
 			rc = -1;
 			break;
 		}
@@ -238,8 +243,8 @@ static int prepare_dir(const char *dir)
 int cmd_dump(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	struct pa_scan_opts so = {0};
 	struct pa_devlist devs = {0};
@@ -282,7 +287,8 @@ int cmd_dump(int argc, char **argv)
 	for (i = 0; i < devs.n; i++) {
 		rc = dump_device(out, devs.v[i], &what);
 		if (rc < 0 && sysfs_gone(devs.v[i])) {
-			/* removed since the scan (partx -d, a path lost): not this dump's fault */
+			/* removed since the scan (partx -d, a path lost): not this dump's
+			 * fault */
 			msg_warn(devs.v[i]->path, "removed during the dump: not saved");
 		} else if (rc < 0) {
 			msg_err(devs.v[i]->path, -rc, "%s", what);
@@ -300,7 +306,8 @@ int cmd_dump(int argc, char **argv)
 		snprintf(un.release, sizeof(un.release), "unknown");
 	if (asprintf(&info, "partalign %s\nkernel %s\ndevices %zu\n", PACKAGE_VERSION,
 		     un.release, devs.n) < 0 ||
-	    JOIN(dst, "%s/partalign-dump", out) < 0 || (rc = put(dst, info, strlen(info))) < 0) {
+	    JOIN(dst, "%s/partalign-dump", out) < 0 ||
+	    (rc = put(dst, info, strlen(info))) < 0) {
 		msg_err(out, rc < 0 ? -rc : ENOMEM, "cannot save partalign-dump");
 		status |= PA_EXIT_ERROR;
 	}
