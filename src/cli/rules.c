@@ -403,6 +403,29 @@ static int check_contents(struct pa_dev *d, const struct rules_entry *e, bool fo
 	return 0;
 }
 
+/*
+ * A PARTUUID rule needs the entry on the disk.  When the disk was read and
+ * holds no partition table, the PARTUUID came from udev's database alone
+ * (the table wiped since, the kernel's partitions left over): the rule would
+ * match nothing once the kernel reads the disk again.
+ */
+static int check_partuuid(const struct rules_rule *r, const struct rules_entry *e,
+			  struct pa_diags *diags)
+{
+	const struct pa_dev *d = r->dev;
+
+	if (r->match != RULES_MATCH_PARTUUID || !d->ondisk_no_table || d->ondisk_uuid)
+		return 0;
+	return pa_diag_add(
+		   diags, d->path, 0,
+		   "the udev database says PARTUUID %s, but its disk %s has no "
+		   "partition table libblkid can read: the PARTUUID is not on the "
+		   "device; restore the table (partalign restore) or check it with "
+		   "'sfdisk -d %s' (ASM disk %s)",
+		   r->value, d->disk->path, d->disk->path, e->name)
+		   ?: -ENODATA;
+}
+
 /* ---- warnings ---------------------------------------------------------- */
 
 static bool numeric(const char *s)
@@ -805,6 +828,8 @@ static int build(const struct opts *o, const struct rules_map *map,
 					   e->owner ? e->owner : o->owner,
 					   e->group ? e->group : o->group,
 					   e->mode ? e->mode : o->mode, diags);
+		if (rc == 0)
+			rc = check_partuuid(&set->v[set->n - 1], e, diags);
 		if (rc == -ENOMEM)
 			return rc;
 	}

@@ -88,6 +88,7 @@ struct pa_dev {
 	 */
 	char *ondisk_uuid;
 	bool ondisk_checked; /* the on-disk table was read for this partition */
+	bool ondisk_no_table; /* rules: its disk was read and holds no table */
 	char *sys_serial;
 	char *sys_wwid;
 

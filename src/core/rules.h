@@ -59,6 +59,10 @@ const char *rules_text_unsafe(const char *s);
 /* ASM names: 1..RULES_NAME_MAX of [A-Za-z0-9_.-], starting with a letter, digit or '_'.
  */
 bool rules_name_is_valid(const char *s);
+/* strdup(s), NULL for NULL; sets *fail when the copy fails. */
+char *rules_strdup_opt(const char *s, bool *fail);
+/* A byte allowed in an ASM disk name (the link below /dev/oracleasm). */
+bool rules_name_char(int c);
 /* User and group names (or numeric ids): [A-Za-z0-9_.-], not starting with '-'. */
 bool rules_account_is_valid(const char *s);
 /* An octal mode of 3 or 4 digits up to 07777, written back as four digits into @out. */

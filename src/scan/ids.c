@@ -35,22 +35,24 @@ static bool is_kernel_part(const struct pa_dev *d)
 
 /*
  * Does the disk below partition @d hold a partition table libblkid reads?
- * Only then does a missing entry mean anything (a disk of zeros, as under
- * umockdev, tells nothing).
+ * 1 yes, 0 when the disk was read (it has a size) and holds none, -1 when
+ * it tells nothing: it cannot be opened, or reads as empty (umockdev's
+ * nodes).  Only a table that is there makes a missing entry mean anything.
  */
-static bool disk_has_table(const struct pa_dev *d)
+static int disk_has_table(const struct pa_dev *d)
 {
 	blkid_probe pr;
-	bool found = false;
+	int found = -1;
 	int fd;
 
 	if (!d->disk || !d->disk->path)
-		return false;
+		return -1;
 	fd = open(d->disk->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
-		return false;
+		return -1;
 	pr = blkid_new_probe();
-	if (pr && blkid_probe_set_device(pr, fd, 0, 0) == 0) {
+	if (pr && blkid_probe_set_device(pr, fd, 0, 0) == 0 &&
+	    blkid_probe_get_size(pr) > 0) {
 		blkid_probe_enable_superblocks(pr, 0);
 		blkid_probe_enable_partitions(pr, 1);
 		found = blkid_do_safeprobe(pr) == 0 &&
@@ -107,9 +109,14 @@ int scan_ids_probe(struct pa_dev *d, char **signature)
 		blkid_probe_enable_partitions(pr, 1);
 		blkid_probe_set_partitions_flags(pr, BLKID_PARTS_ENTRY_DETAILS);
 		r = blkid_do_safeprobe(pr);
-		/* no entry for this partition in a table its disk does have */
-		if (is_kernel_part(d) && (r == 0 || r == 1) && disk_has_table(d))
-			d->ondisk_checked = true;
+		/* no entry in a table its disk does have; or no table at all */
+		if (is_kernel_part(d) && (r == 0 || r == 1)) {
+			int tab = disk_has_table(d);
+
+			if (tab == 1)
+				d->ondisk_checked = true;
+			d->ondisk_no_table = tab == 0;
+		}
 		if (r == 0) {
 			if (is_kernel_part(d)) {
 				char *t = probe_value(pr, "PART_ENTRY_TYPE");
