@@ -451,6 +451,8 @@ static void usage(FILE *f)
 	      "  -b, --bytes           sizes and starts in bytes in the table\n"
 	      "  -t, --topology        the topology columns (sector sizes, I/O sizes, offsets)\n"
 	      "  -o, --output LIST     columns to print (+LIST appends to the defaults)\n"
+	      "      --sysroot DIR     audit the devices saved in DIR by 'partalign dump'\n"
+	      "                        (sys/, run/udev/data, proc/) instead of this host\n"
 	      "      --list-columns    list the columns and exit\n"
 	      "  -h, --help            this text\n"
 	      "\n"
@@ -460,8 +462,8 @@ static void usage(FILE *f)
 }
 
 /* The devices named on the command line, or all, in display order. */
-static int select_rows(const struct pa_devlist *l, char **names, int nnames,
-		       struct pick **rows, size_t *nrows, int *status)
+static int select_rows(const struct pa_devlist *l, const char *root, char **names,
+		       int nnames, struct pick **rows, size_t *nrows, int *status)
 {
 	const struct pa_dev **ordered = NULL;
 	bool *want = NULL;
@@ -480,8 +482,10 @@ static int select_rows(const struct pa_devlist *l, char **names, int nnames,
 	for (a = 0; a < nnames; a++) {
 		struct pa_dev *d = NULL;
 
-		rc = scan_lookup(l, names[a], &d);
-		if (rc == -ENOTBLK) {
+		rc = scan_lookup_root(l, root, names[a], &d);
+		if (rc == -ENODEV && root) {
+			msg_err(names[a], 0, "not a device partalign checks in %s", root);
+		} else if (rc == -ENOTBLK) {
 			msg_err(names[a], 0, "not a block device");
 		} else if (rc == -ENODEV) {
 			msg_err(names[a], 0, "not a device partalign checks "
@@ -578,7 +582,7 @@ static int probe_selected(struct pa_devlist *l, char **names, int nnames,
 
 int cmd_check(int argc, char **argv)
 {
-	enum { OPT_LIST_COLUMNS = 256 };
+	enum { OPT_LIST_COLUMNS = 256, OPT_SYSROOT };
 	static const struct option longopts[] = {
 		{"align", required_argument, NULL, 'a'},
 		{"probe", no_argument, NULL, 'p'},
@@ -590,6 +594,7 @@ int cmd_check(int argc, char **argv)
 		{"topology", no_argument, NULL, 't'},
 		{"output", required_argument, NULL, 'o'},
 		{"list-columns", no_argument, NULL, OPT_LIST_COLUMNS},
+		{"sysroot", required_argument, NULL, OPT_SYSROOT},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -626,6 +631,9 @@ int cmd_check(int argc, char **argv)
 		case OPT_LIST_COLUMNS:
 			out_list_columns(columns, sizeof(columns) / sizeof(columns[0]));
 			return PA_EXIT_OK;
+		case OPT_SYSROOT:
+			so.root = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			return PA_EXIT_OK;
@@ -633,6 +641,11 @@ int cmd_check(int argc, char **argv)
 			usage(stderr);
 			return PA_EXIT_USAGE;
 		}
+	}
+	if (so.root && probe) {
+		/* a dump holds no device contents, and its devices are not this host's */
+		msg_err(NULL, 0, "--probe reads the devices themselves: it cannot be used with --sysroot");
+		return PA_EXIT_USAGE;
 	}
 #define DEFAULTS(v) (defaults = (v), ndefaults = sizeof(v) / sizeof((v)[0]))
 	out_detect_terminal(&oo);
@@ -658,8 +671,12 @@ int cmd_check(int argc, char **argv)
 		so.nnames = (size_t)(argc - optind);
 	}
 	rc = scan_devices(&so, &devs, &diags);
-	if (rc < 0) {
-		msg_err(NULL, -rc, "cannot scan block devices");
+	if (rc == -ENOENT && so.root) {
+		msg_err(so.root, 0, "not a partalign dump (no sys/class/block in it)");
+		status |= PA_EXIT_ERROR;
+		goto out;
+	} else if (rc < 0) {
+		msg_err(so.root, -rc, "cannot scan block devices");
 		status |= PA_EXIT_ERROR;
 		goto out;
 	}
@@ -671,13 +688,15 @@ int cmd_check(int argc, char **argv)
 		status |= PA_EXIT_ERROR;
 		goto out;
 	}
-	rc = select_rows(&devs, argv + optind, argc - optind, &rows, &nrows, &status);
+	rc = select_rows(&devs, so.root, argv + optind, argc - optind, &rows, &nrows, &status);
 	if (rc < 0) {
 		msg_err(NULL, -rc, "cannot list devices");
 		status |= PA_EXIT_ERROR;
 		goto out;
 	}
-	status |= cli_move_warn_pending(&devs, argv + optind, argc - optind);
+	/* the host's journals say nothing about the devices of a dump */
+	if (!so.root)
+		status |= cli_move_warn_pending(&devs, argv + optind, argc - optind);
 	tb = out_table_new(&oo, "devices", columns, sel, nsel);
 	r = malloc(sizeof(*r));
 	if (!tb || !r) {

@@ -105,6 +105,7 @@ int cmd_restore(int argc, char **argv);
 int cmd_rules(int argc, char **argv);
 int cmd_provision(int argc, char **argv);
 int cmd_udev(int argc, char **argv);
+int cmd_dump(int argc, char **argv);
 int cmd_resume(int argc, char **argv);
 
 /* What `partalign rules` takes, for a caller that has built the map itself. */
