@@ -301,6 +301,68 @@ int scan_props_parse(const char *uevent, const char *db, struct pa_dev *d)
  * device the scan skips.  A partition's d->parent_name is the kernel name of
  * its disk (the directory above it in sysfs), a kpartx map's that of its map.
  */
+/* A partition's number, start and kernel alignment, and the name of its disk. */
+static void read_part(struct scan *s, const char *name, int dfd, struct pa_dev *d)
+{
+	char link[PATH_MAX];
+	uint64_t v;
+	ssize_t n;
+	int cfd = s->cfd;
+
+	d->kind = PA_KIND_PART;
+	if (attr_u64(dfd, "partition", &v))
+		d->partno = (unsigned int)v;
+	if (attr_u64(dfd, "start", &v)) {
+		/* sysfs counts in 512-byte units on every device */
+		d->start = v * 512;
+		d->start_known = true;
+	}
+	d->kalign_known = attr_s64(dfd, "alignment_offset", &d->kernel_align);
+	/* the disk is the directory above: .../block/sda/sda1 */
+	n = readlinkat(cfd, name, link, sizeof(link) - 1);
+	if (n > 0) {
+		char *slash;
+
+		link[n] = '\0';
+		slash = strrchr(link, '/');
+		if (slash) {
+			*slash = '\0';
+			slash = strrchr(link, '/');
+			d->parent_name = strdup(slash ? slash + 1 : link);
+		}
+	}
+}
+
+/* Anything but a kernel partition: its topology and kind. */
+static int read_whole(int dfd, const char *name, struct pa_dev *d)
+{
+	int rc;
+
+	read_topology(dfd, &d->topo);
+	if (strncmp(name, "dm-", 3) == 0 && attr_exists(dfd, "dm")) {
+		d->dm_uuid = attr_dup(dfd, "dm/uuid");
+		d->dm_name = attr_dup(dfd, "dm/name");
+		d->kind = dm_kind(d->dm_uuid);
+		if (d->kind == PA_KIND_PART) {
+			/* kpartx partition: its own offset is the stacked one */
+			d->kalign_known = true;
+			d->kernel_align = d->topo.align_off;
+			d->partno = (unsigned int)strtoul(d->dm_uuid + 4, NULL, 10);
+			rc = read_names(dfd, "slaves", &d->parent_name);
+			if (rc < 0)
+				return rc;
+		}
+	} else if (strncmp(name, "md", 2) == 0 && attr_exists(dfd, "md")) {
+		d->kind = PA_KIND_MD;
+	} else if (strncmp(name, "loop", 4) == 0) {
+		d->kind = PA_KIND_LOOP;
+		d->backing_file = attr_dup(dfd, "loop/backing_file");
+	} else {
+		d->kind = PA_KIND_DISK;
+	}
+	return 0;
+}
+
 static int add_device(struct scan *s, const char *name, struct pa_devlist *out)
 {
 	struct props *u = &s->u;
@@ -311,7 +373,6 @@ static int add_device(struct scan *s, const char *name, struct pa_devlist *out)
 	const char *devname;
 	bool part;
 	uint64_t v, size;
-	ssize_t n;
 	size_t len;
 	int dfd, rc = -ENOMEM;
 
@@ -365,51 +426,11 @@ static int add_device(struct scan *s, const char *name, struct pa_devlist *out)
 		goto fail;
 
 	if (part) {
-		d->kind = PA_KIND_PART;
-		if (attr_u64(dfd, "partition", &v))
-			d->partno = (unsigned int)v;
-		if (attr_u64(dfd, "start", &v)) {
-			/* sysfs counts in 512-byte units on every device */
-			d->start = v * 512;
-			d->start_known = true;
-		}
-		d->kalign_known = attr_s64(dfd, "alignment_offset", &d->kernel_align);
-		/* the disk is the directory above: .../block/sda/sda1 */
-		n = readlinkat(cfd, name, link, sizeof(link) - 1);
-		if (n > 0) {
-			char *slash;
-
-			link[n] = '\0';
-			slash = strrchr(link, '/');
-			if (slash) {
-				*slash = '\0';
-				slash = strrchr(link, '/');
-				d->parent_name = strdup(slash ? slash + 1 : link);
-			}
-		}
+		read_part(s, name, dfd, d);
 	} else {
-		read_topology(dfd, &d->topo);
-		if (strncmp(name, "dm-", 3) == 0 && attr_exists(dfd, "dm")) {
-			d->dm_uuid = attr_dup(dfd, "dm/uuid");
-			d->dm_name = attr_dup(dfd, "dm/name");
-			d->kind = dm_kind(d->dm_uuid);
-			if (d->kind == PA_KIND_PART) {
-				/* kpartx partition: its own offset is the stacked one */
-				d->kalign_known = true;
-				d->kernel_align = d->topo.align_off;
-				d->partno = (unsigned int)strtoul(d->dm_uuid + 4, NULL, 10);
-				rc = read_names(dfd, "slaves", &d->parent_name);
-				if (rc < 0)
-					goto fail;
-			}
-		} else if (strncmp(name, "md", 2) == 0 && attr_exists(dfd, "md")) {
-			d->kind = PA_KIND_MD;
-		} else if (strncmp(name, "loop", 4) == 0) {
-			d->kind = PA_KIND_LOOP;
-			d->backing_file = attr_dup(dfd, "loop/backing_file");
-		} else {
-			d->kind = PA_KIND_DISK;
-		}
+		rc = read_whole(dfd, name, d);
+		if (rc < 0)
+			goto fail;
 	}
 	rc = -ENOMEM;
 	if (fill_props(u, d, dfd, part || d->kind == PA_KIND_PART) < 0 ||
