@@ -654,12 +654,8 @@ static int check_parse(int argc, char **argv, struct check_opts *co)
 		case OPT_SYSROOT:
 			co->so.root = optarg;
 			break;
-		case 'h':
-			usage(stdout);
-			return PA_EXIT_OK;
 		default:
-			usage(stderr);
-			return PA_EXIT_USAGE;
+			return cli_usage(usage, c == 'h');
 		}
 	}
 	if (co->so.root && co->probe) {

@@ -257,12 +257,8 @@ int cmd_dump(int argc, char **argv)
 
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'h':
-			usage(stdout);
-			return PA_EXIT_OK;
 		default:
-			usage(stderr);
-			return PA_EXIT_USAGE;
+			return cli_usage(usage, c == 'h');
 		}
 	}
 	if (optind >= argc) {

@@ -472,12 +472,8 @@ int cmd_resume(int argc, char **argv)
 		case 'q':
 			fargv[fargc++] = "--quiet";
 			break;
-		case 'h':
-			usage(stdout);
-			return PA_EXIT_OK;
 		default:
-			usage(stderr);
-			return PA_EXIT_USAGE;
+			return cli_usage(usage, c == 'h');
 		}
 		if (fargc > 14)
 			return PA_EXIT_USAGE;

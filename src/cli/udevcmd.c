@@ -98,12 +98,8 @@ int cmd_udev(int argc, char **argv)
 		case OPT_SYSROOT:
 			root = optarg;
 			break;
-		case 'h':
-			usage(stdout);
-			return PA_EXIT_OK;
 		default:
-			usage(stderr);
-			return PA_EXIT_USAGE;
+			return cli_usage(usage, opt == 'h');
 		}
 	}
 	if (optind + 1 != argc) {

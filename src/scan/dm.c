@@ -49,77 +49,62 @@ int scan_dm_table_start(const void *buf, size_t len, uint64_t *start)
 	return 0;
 }
 
-int scan_dm_linear_start(unsigned int major, unsigned int minor, uint64_t *start)
+/* A 16 KiB device-mapper request and its reply. */
+union dm_req {
+	struct dm_ioctl io;
+	char buf[16384];
+};
+
+/* Ask /dev/mapper/control @cmd about the device @major:@minor; 0 or -errno. */
+static int dm_ask(unsigned long cmd, unsigned int major, unsigned int minor, uint32_t flags,
+		  union dm_req *req)
 {
-	union {
-		struct dm_ioctl io;
-		char buf[16384];
-	} req;
 	int fd, rc = 0;
 
 	fd = open("/dev/mapper/control", O_RDWR | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	memset(&req, 0, sizeof(req));
-	req.io.version[0] = DM_VERSION_MAJOR;
-	req.io.data_size = sizeof(req);
-	req.io.data_start = sizeof(struct dm_ioctl);
-	req.io.dev = makedev(major, minor);
-	req.io.flags = DM_STATUS_TABLE_FLAG;
-	if (ioctl(fd, DM_TABLE_STATUS, &req) < 0)
+	memset(req, 0, sizeof(*req));
+	req->io.version[0] = DM_VERSION_MAJOR;
+	req->io.data_size = sizeof(*req);
+	req->io.data_start = sizeof(struct dm_ioctl);
+	req->io.dev = makedev(major, minor);
+	req->io.flags = flags;
+	if (ioctl(fd, cmd, req) < 0)
 		rc = -errno;
-	else
-		rc = scan_dm_table_start(req.buf, sizeof(req.buf), start);
 	close(fd);
 	return rc;
 }
 
+int scan_dm_linear_start(unsigned int major, unsigned int minor, uint64_t *start)
+{
+	union dm_req req;
+	int rc = dm_ask(DM_TABLE_STATUS, major, minor, DM_STATUS_TABLE_FLAG, &req);
+
+	return rc < 0 ? rc : scan_dm_table_start(req.buf, sizeof(req.buf), start);
+}
+
 int scan_dm_open_count(unsigned int major, unsigned int minor, int *count)
 {
-	struct dm_ioctl io;
-	int fd, rc = 0;
+	union dm_req req;
+	int rc = dm_ask(DM_DEV_STATUS, major, minor, 0, &req);
 
-	fd = open("/dev/mapper/control", O_RDWR | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	memset(&io, 0, sizeof(io));
-	io.version[0] = DM_VERSION_MAJOR;
-	io.data_size = sizeof(io);
-	io.data_start = sizeof(io);
-	io.dev = makedev(major, minor);
-	if (ioctl(fd, DM_DEV_STATUS, &io) < 0)
-		rc = -errno;
-	else
-		*count = io.open_count;
-	close(fd);
+	if (rc == 0)
+		*count = req.io.open_count;
 	return rc;
 }
 
 int scan_dm_table_text(unsigned int major, unsigned int minor, char **text)
 {
-	union {
-		struct dm_ioctl io;
-		char buf[16384];
-	} req;
+	union dm_req req;
 	struct dm_target_spec spec;
 	char *out = NULL;
 	size_t len = 0, p;
 	FILE *f;
 	uint32_t i;
-	int fd, rc = 0;
+	int rc;
 
-	fd = open("/dev/mapper/control", O_RDWR | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	memset(&req, 0, sizeof(req));
-	req.io.version[0] = DM_VERSION_MAJOR;
-	req.io.data_size = sizeof(req);
-	req.io.data_start = sizeof(struct dm_ioctl);
-	req.io.dev = makedev(major, minor);
-	req.io.flags = DM_STATUS_TABLE_FLAG;
-	if (ioctl(fd, DM_TABLE_STATUS, &req) < 0)
-		rc = -errno;
-	close(fd);
+	rc = dm_ask(DM_TABLE_STATUS, major, minor, DM_STATUS_TABLE_FLAG, &req);
 	if (rc < 0)
 		return rc;
 	if (req.io.flags & DM_BUFFER_FULL_FLAG)
