@@ -41,6 +41,7 @@ struct ctx {
 	const struct pa_grain *policy;
 	struct pa_stack_verdict *v; /* the segment being judged */
 	int score;		    /* of the worst landing recorded in *v */
+	unsigned long steps;	    /* layers visited, bounded by PA_STACK_STEPS_MAX */
 };
 
 static const char *dev_name(const struct pa_stack *s, unsigned int i)
@@ -223,7 +224,9 @@ static int validate_md(const struct pa_stack *s, unsigned int i)
 			return -EINVAL;
 		break;
 	case 10:
-		if (!d->copies || d->copies > n || !d->data_disks || d->data_disks > n)
+		/* both at most n, n at most PA_STACK_FANOUT_MAX: no wrap */
+		if (!d->copies || d->copies > n || !d->data_disks || d->data_disks > n ||
+		    d->copies * d->data_disks > n)
 			return -EINVAL;
 		break;
 	default:
@@ -234,15 +237,17 @@ static int validate_md(const struct pa_stack *s, unsigned int i)
 			return -EINVAL;
 		if (__builtin_mul_overflow(d->chunk, (uint64_t)d->data_disks, &width))
 			return -ERANGE;
-		/* rows of chunks each member holds */
-		rows = d->size / width + (d->size % width != 0);
-		if (d->level == 10)
-			rows = d->size / d->chunk + 1;
-		if (d->level == 10 &&
-		    __builtin_mul_overflow(rows, (uint64_t)d->copies, &rows))
-			return -ERANGE;
-		if (d->level == 10)
-			rows = rows / n + 1;
+		/* the rows of chunks each member holds */
+		if (d->level == 10) {
+			uint64_t chunks = d->size / d->chunk + (d->size % d->chunk != 0);
+
+			/* near layout: copies x chunks slots over n members */
+			if (__builtin_mul_overflow(chunks, (uint64_t)d->copies, &chunks))
+				return -ERANGE;
+			rows = chunks / n + (chunks % n != 0);
+		} else {
+			rows = d->size / width + (d->size % width != 0);
+		}
 		if (__builtin_mul_overflow(rows, d->chunk, &need))
 			return -ERANGE;
 	} else {
@@ -503,7 +508,10 @@ static void judge_disk(struct ctx *c, const struct walk *w, unsigned int disk, u
 			 dev_name(c->s, disk));
 		phys = judge(c, w, disk, x, pg, off, what, fix);
 	}
-	if (og) {
+	if (og && cannot) {
+		opt = PA_VERDICT_MISALIGNED; /* as align_check(): nothing is aligned there
+					      */
+	} else if (og) {
 		snprintf(what, sizeof(what), "optimal I/O of %s", dev_name(c->s, disk));
 		opt = judge(c, w, disk, x, og, off, what, fix);
 	} else {
@@ -558,6 +566,7 @@ static void judge_disk(struct ctx *c, const struct walk *w, unsigned int disk, u
 		c->score = score;
 		v->bottom = disk;
 		v->abs = x;
+		v->bottom_grain = fix;
 		v->path[0] = '\0';
 		for (k = w->npath; k-- > 0 && used + 1 < sizeof(v->path);) {
 			snprintf(v->path + used, sizeof(v->path) - used, "%s%s",
@@ -715,10 +724,14 @@ static int descend_md(struct ctx *c, unsigned int dev, uint64_t x, struct walk w
 				continue;
 			row = q / n;
 		} else if (d->level == 10) {
-			/* near layout: copy k of chunk q in slot q * copies + k */
+			/*
+			 * near layout: copy c of chunk q in slot q * copies + c;
+			 * at a row start, the copies of all its data_disks chunks
+			 */
 			uint64_t slot;
 
-			if (k >= d->copies)
+			if (k >= d->copies *
+				     (x % (d->chunk * d->data_disks) ? 1 : d->data_disks))
 				break;
 			if (__builtin_mul_overflow(q, (uint64_t)d->copies, &slot) ||
 			    __builtin_add_overflow(slot, (uint64_t)k, &slot))
@@ -758,7 +771,7 @@ static int descend(struct ctx *c, unsigned int dev, uint64_t x, struct walk w)
 	uint64_t lx;
 	int r;
 
-	if (w.npath > PA_STACK_DEPTH_MAX)
+	if (w.npath > PA_STACK_DEPTH_MAX || ++c->steps > PA_STACK_STEPS_MAX)
 		return -E2BIG;
 	w.path[w.npath++] = dev;
 	switch (d->kind) {
@@ -891,7 +904,7 @@ int pa_stack_advise(const struct pa_stack *s, unsigned int dev,
 		    const struct pa_stack_verdict *v, char *buf, size_t len)
 {
 	const struct pa_stack_dev *b;
-	uint64_t g = v->fix_grain ? v->fix_grain : v->grain, p, lcm;
+	uint64_t g = v->fix_grain ? v->fix_grain : v->grain, p;
 	char x[32], y[32], z[256];
 	unsigned int bad, k;
 	int r;
@@ -932,14 +945,14 @@ int pa_stack_advise(const struct pa_stack *s, unsigned int dev,
 	}
 	case PA_TERM_EXTENTS:
 		/* the smallest multiple of the grain not below the current size */
-		if (__builtin_add_overflow(b->extent_size, g - 1, &lcm))
+		if (__builtin_add_overflow(b->extent_size, g - 1, &p))
 			return -ERANGE;
-		lcm = lcm / g * g;
+		p = p / g * g;
 		snprintf(
 		    buf, len,
 		    "vgcreate -s %s NEWVG NEWPV (extent size %s keeps every LV of VG %s "
 		    "on the %s grain; copy the data over)",
-		    lvm_size(lcm, x, sizeof(x)), units_exact(lcm, z, sizeof(z)),
+		    lvm_size(p, x, sizeof(x)), units_exact(p, z, sizeof(z)),
 		    b->vg ? b->vg : "?", units_exact(g, y, sizeof(y)));
 		break;
 	case PA_TERM_PAYLOAD:

@@ -118,6 +118,8 @@ struct pa_stack {
 #define PA_STACK_DEVS_MAX 256
 #define PA_STACK_DEPTH_MAX 16
 #define PA_STACK_FANOUT_MAX 64
+/* layers visited while judging one segment (wide arrays over wide arrays) */
+#define PA_STACK_STEPS_MAX 65536
 
 /* Why one offset is what it is: one summand, bottom layer first. */
 enum pa_stack_term_kind {
@@ -143,12 +145,15 @@ struct pa_stack_verdict {
 	unsigned int seg; /* the segment of the checked device (0 for one-piece layers) */
 	unsigned int bottom; /* the disk of the worst landing (index in pa_stack.dev) */
 	uint64_t abs;	     /* where byte 0 of that segment lands on that disk */
+	/* lcm of that disk's physical, optimal and policy grains, for
+	 * pa_stack_extent_ok() */
+	uint64_t bottom_grain;
 	bool blamed;
 	enum pa_stack_term_kind blame; /* valid when @blamed */
 	unsigned int blame_dev;	       /* device whose term is responsible */
 	uint64_t grain;		       /* the grain missed by the blamed term, bytes */
-	uint64_t
-	    blame_base; /* the offset below the blamed term (where its layer starts) */
+	/* the offset below the blamed term (where its layer starts) */
+	uint64_t blame_base;
 	uint64_t fix_grain; /* lcm of every grain judged where the blame was found */
 	char path[256];	    /* "vda -> vda1 -> vg-lv" */
 	char reason[PA_REASON_MAX]; /* empty when everything is ok */

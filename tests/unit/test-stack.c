@@ -663,6 +663,115 @@ static void test_fs_geometry(void **state)
 	assert_int_equal(pa_fs_geom_xfs(16, 48, 0, &g), -EINVAL);
 }
 
+/*
+ * RAID10 near-2 over four partitions (vdd1 at sector 2049 = 1049088 B),
+ * chunk 512 KiB, 2 data disks, data offset 1 MiB.  md0's byte 0 is a row
+ * start: chunk 0 in slots 0, 1 (members 0, 1), chunk 1 in slots 2, 3
+ * (members 2, 3), all at row 0: 1 MiB + 1 MiB = 2 MiB on vda..vdc, and
+ * 1049088 + 1048576 = 2097664 B on vdd, 2097664 % 4096 = 512: physically
+ * misaligned by the partition.  RAID1 over vda1 and vdb1 (data offset
+ * 1 MiB): 2 MiB on both, ok.
+ */
+static const struct pa_stack_member r10_members[] = {{.dev = 4, .data_offset = 1 * MiB},
+						     {.dev = 5, .data_offset = 1 * MiB},
+						     {.dev = 6, .data_offset = 1 * MiB},
+						     {.dev = 7, .data_offset = 1 * MiB}};
+
+static void test_md_raid10_raid1(void **state)
+{
+	struct pa_stack_dev d[9] = {
+	    disk("vda", plain),	      disk("vdb", plain),
+	    disk("vdc", plain),	      disk("vdd", plain),
+	    part("vda1", 0, 1 * MiB), part("vdb1", 1, 1 * MiB),
+	    part("vdc1", 2, 1 * MiB), part("vdd1", 3, 2049 * 512)};
+	struct pa_stack_verdict v;
+
+	d[8] = (struct pa_stack_dev){.name = "md0",
+				     .kind = PA_STACK_MD,
+				     .size = 10 * GiB,
+				     .level = 10,
+				     .chunk = 512 * KiB,
+				     .data_disks = 2,
+				     .copies = 2,
+				     .nmembers = 4,
+				     .members = r10_members};
+	v = check(d, 9, 8, &policy_2m);
+	assert_int_equal(v.physical, PA_VERDICT_MISALIGNED);
+	assert_int_equal(v.bottom, 3);
+	assert_int_equal(v.abs, 2097664);
+	assert_int_equal(v.blame, PA_TERM_PART_START);
+	assert_int_equal(v.blame_dev, 7);
+	assert_string_equal(v.path, "vdd -> vdd1 -> md0");
+
+	/* three copies of two data disks do not fit four members */
+	d[8].copies = 3;
+	{
+		struct pa_stack s = {.ndevs = 9, .dev = d};
+
+		assert_int_equal(pa_stack_check_dev(&s, 8, &policy_2m, &v), -EINVAL);
+	}
+
+	d[8] = (struct pa_stack_dev){.name = "md1",
+				     .kind = PA_STACK_MD,
+				     .size = 10 * GiB,
+				     .level = 1,
+				     .data_disks = 1,
+				     .nmembers = 2,
+				     .members = r10_members};
+	v = check(d, 9, 8, &policy_2m);
+	assert_int_equal(v.physical, PA_VERDICT_OK);
+	assert_int_equal(v.optimal, PA_VERDICT_NA);
+	assert_int_equal(v.policy, PA_VERDICT_OK);
+	assert_int_equal(v.abs, 2 * MiB);
+}
+
+/*
+ * The kernel's "cannot align" (alignment offset -1) on the disk: physical
+ * and optimal are misaligned wherever the partition is, as in align_check().
+ * bottom_grain of an aligned LV: lcm(4 KiB, 192 KiB, 2 MiB) = 6 MiB, and a
+ * 4 MiB extent size is no multiple of it.
+ */
+static void test_cannot_align_and_bottom_grain(void **state)
+{
+	struct pa_topology bad = virtio;
+	struct pa_stack_dev d[3] = {disk("vda", bad), part("vda1", 0, 6 * MiB),
+				    lv("vg-lv1", 4 * MiB, lv12_pv, 1, lv7_seg, 1)};
+	struct pa_stack_verdict v;
+	char why[256];
+
+	v = check(d, 3, 2, &policy_2m);
+	assert_int_equal(v.bottom_grain, 6 * MiB);
+	assert_false(pa_stack_extent_ok(&d[2], v.bottom_grain, why, sizeof(why)));
+	assert_contains(why,
+			"extent size 4 MiB of VG vg is no multiple of the 6 MiB grain");
+
+	d[0].topo.align_off = -1;
+	v = check(d, 3, 2, &policy_2m);
+	assert_int_equal(v.physical, PA_VERDICT_MISALIGNED);
+	assert_int_equal(v.optimal, PA_VERDICT_MISALIGNED);
+	assert_contains(v.reason, "vda: the kernel reports alignment offset -1");
+}
+
+/* A chain of 20 partitions, each at 0 of the one below: deeper than PA_STACK_DEPTH_MAX.
+ */
+static void test_too_deep(void **state)
+{
+	struct pa_stack_dev d[21];
+	struct pa_stack s = {.ndevs = 21, .dev = d};
+	struct pa_stack_verdict v;
+	unsigned int i;
+
+	d[0] = disk("vda", plain);
+	for (i = 1; i < 21; i++) {
+		d[i] = part("p", i - 1, 0);
+		d[i].size = 1 * GiB;
+	}
+	assert_int_equal(pa_stack_check_dev(&s, 20, &policy_2m, &v), -E2BIG);
+	/* 16 layers are fine */
+	assert_int_equal(pa_stack_check_dev(&s, 15, &policy_2m, &v), 0);
+	assert_int_equal(v.physical, PA_VERDICT_OK);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -677,6 +786,9 @@ int main(void)
 	    cmocka_unit_test(test_worst_segment),
 	    cmocka_unit_test(test_hostile),
 	    cmocka_unit_test(test_fs_geometry),
+	    cmocka_unit_test(test_md_raid10_raid1),
+	    cmocka_unit_test(test_cannot_align_and_bottom_grain),
+	    cmocka_unit_test(test_too_deep),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
