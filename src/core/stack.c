@@ -42,6 +42,7 @@ struct ctx {
 	struct pa_stack_verdict *v; /* the segment being judged */
 	int score;		    /* of the worst landing recorded in *v */
 	unsigned long steps;	    /* layers visited, bounded by PA_STACK_STEPS_MAX */
+	int blame_sev;		    /* of v->blame: 4 physical, 2 optimal, 1 policy */
 };
 
 static const char *dev_name(const struct pa_stack *s, unsigned int i)
@@ -385,7 +386,7 @@ static void merge(enum pa_verdict *into, enum pa_verdict v)
  */
 static enum pa_verdict judge(struct ctx *c, const struct walk *w, unsigned int space,
 			     uint64_t x, uint64_t grain, uint64_t off, const char *what,
-			     uint64_t fix)
+			     uint64_t fix, int sev)
 {
 	const struct pa_stack *s = c->s;
 	struct pa_stack_verdict *v = c->v;
@@ -443,7 +444,9 @@ static enum pa_verdict judge(struct ctx *c, const struct walk *w, unsigned int s
 			   blame + 1 < w->n ? " (the segment lands at " : "",
 			   blame + 1 < w->n ? at : "", blame + 1 < w->n ? ")" : "");
 	}
-	if (!v->blamed) {
+	if (sev > c->blame_sev) {
+		/* the most severe miss is the one to blame (and to advise on) */
+		c->blame_sev = sev;
 		v->blamed = true;
 		v->blame = w->t[blame].kind;
 		v->blame_dev = w->t[blame].dev;
@@ -471,12 +474,12 @@ static int judge_map(struct ctx *c, const struct walk *w, unsigned int dev, uint
 	if (!fix)
 		fix = width;
 	snprintf(what, sizeof(what), "chunk of %s", dev_name(c->s, dev));
-	merge(&c->v->physical, judge(c, w, dev, x, chunk, 0, what, fix));
+	merge(&c->v->physical, judge(c, w, dev, x, chunk, 0, what, fix, 4));
 	snprintf(what, sizeof(what), "stripe width (%u x %s chunk) of %s", ndata,
 		 units_exact(chunk, a, sizeof(a)), dev_name(c->s, dev));
-	merge(&c->v->optimal, judge(c, w, dev, x, width, 0, what, fix));
+	merge(&c->v->optimal, judge(c, w, dev, x, width, 0, what, fix, 2));
 	if (pol)
-		merge(&c->v->policy, judge(c, w, dev, x, pol, 0, "policy grain", fix));
+		merge(&c->v->policy, judge(c, w, dev, x, pol, 0, "policy grain", fix, 1));
 	return 0;
 }
 
@@ -489,7 +492,7 @@ static void judge_disk(struct ctx *c, const struct walk *w, unsigned int disk, u
 	bool cannot = d->topo.align_off < 0;
 	char what[96], a[32], b[32];
 	const char *why;
-	int score;
+	int score, sev;
 	unsigned int k;
 
 	pg = align_physical_grain(&d->topo);
@@ -506,21 +509,21 @@ static void judge_disk(struct ctx *c, const struct walk *w, unsigned int disk, u
 	} else {
 		snprintf(what, sizeof(what), "physical sector and minimum I/O of %s",
 			 dev_name(c->s, disk));
-		phys = judge(c, w, disk, x, pg, off, what, fix);
+		phys = judge(c, w, disk, x, pg, off, what, fix, 4);
 	}
 	if (og && cannot) {
 		opt = PA_VERDICT_MISALIGNED; /* as align_check(): nothing is aligned there
 					      */
 	} else if (og) {
 		snprintf(what, sizeof(what), "optimal I/O of %s", dev_name(c->s, disk));
-		opt = judge(c, w, disk, x, og, off, what, fix);
+		opt = judge(c, w, disk, x, og, off, what, fix, 2);
 	} else {
 		opt = PA_VERDICT_NA;
 	}
 	for (k = 0; k < w->n && w->t[k].kind != PA_TERM_ROW; k++)
 		;
 	if (lg && k == w->n) {
-		pol = judge(c, w, disk, x, lg, off, "policy grain", fix);
+		pol = judge(c, w, disk, x, lg, off, "policy grain", fix, 1);
 	} else {
 		/* inside an md member or a stripe: the policy was judged on the array */
 		pol = PA_VERDICT_NA;
@@ -544,8 +547,9 @@ static void judge_disk(struct ctx *c, const struct walk *w, unsigned int disk, u
 				   m, units_exact(og, b, sizeof(b)),
 				   dev_name(c->s, disk));
 		}
-		if ((w->chunk % pg || (og && w->chunk % og && og % w->chunk)) &&
-		    !v->blamed) {
+		sev = w->chunk % pg ? 4 : og && w->chunk % og && og % w->chunk ? 2 : 0;
+		if (sev > c->blame_sev) {
+			c->blame_sev = sev;
 			v->blamed = true;
 			v->blame = PA_TERM_ROW;
 			v->blame_dev = w->chunk_dev;

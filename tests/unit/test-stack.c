@@ -384,6 +384,22 @@ static void test_lv_on_md_on_partitions(void **state)
 	assert_int_equal(v.physical, PA_VERDICT_OK);
 	assert_int_equal(v.policy, PA_VERDICT_OK);
 	assert_int_equal(v.abs, 2 * MiB);
+
+	/*
+	 * vdb1 at sector 2049 (1049088 B): the LV's first chunk on vdb now at
+	 * 1049088 + 1 MiB + 320 KiB = 2425344 B, % 4096 = 512: physically
+	 * misaligned.  That outranks the array's optimal miss: the partition
+	 * is blamed and advised on.
+	 */
+	d[4].offset = 2049 * 512;
+	v = check(d, 8, 7, &policy_2m);
+	assert_int_equal(v.physical, PA_VERDICT_MISALIGNED);
+	assert_int_equal(v.optimal, PA_VERDICT_MISALIGNED);
+	assert_int_equal(v.abs, 2425344);
+	assert_int_equal(v.blame, PA_TERM_PART_START);
+	assert_int_equal(v.blame_dev, 4);
+	advise(d, 8, 7, &v, fix, sizeof(fix));
+	assert_string_equal(fix, "partalign-apply plan /dev/vdb");
 }
 
 /*
