@@ -135,8 +135,10 @@ enum pa_stack_term_kind {
 
 /*
  * The verdict of one segment (or the worst of a device).  physical, optimal
- * and policy as align_check(): ok, misaligned or n/a.  @blame is the layer
- * responsible for the first misalignment named in @reason.
+ * and policy as align_check(): ok, misaligned or n/a.  @blame is the summand
+ * (and @blame_dev the layer) responsible for the most severe miss (physical
+ * over optimal over policy); @reason names every miss, "; ..." when it
+ * had no room for more.
  */
 struct pa_stack_verdict {
 	enum pa_verdict physical;
@@ -145,8 +147,7 @@ struct pa_stack_verdict {
 	unsigned int seg; /* the segment of the checked device (0 for one-piece layers) */
 	unsigned int bottom; /* the disk of the worst landing (index in pa_stack.dev) */
 	uint64_t abs;	     /* where byte 0 of that segment lands on that disk */
-	/* lcm of that disk's physical, optimal and policy grains, for
-	 * pa_stack_extent_ok() */
+	/* lcm of that disk's physical, optimal and policy grains (pa_stack_extent_ok) */
 	uint64_t bottom_grain;
 	bool blamed;
 	enum pa_stack_term_kind blame; /* valid when @blamed */
@@ -168,9 +169,15 @@ int pa_stack_validate(const struct pa_stack *s, unsigned int *bad);
  * disk it lands on and judge it there: the disk's physical grain, usable
  * optimal I/O and @policy at the absolute offset; on the way, every md array
  * and striped segment judges the offset on itself against its chunk (as its
- * minimum I/O: physical) and chunk x data disks (optimal), and its chunk
- * against the grains of the disk below.  The worst segment goes to *out.
- * Returns 0, or a negative errno of pa_stack_validate().
+ * minimum I/O: physical), chunk x data disks (optimal) and @policy, and its
+ * chunk against the grains of the disk below (a chunk that is no multiple of
+ * the physical sector, or that straddles the disk's optimal I/O).  Inside an
+ * array member the policy is not judged again on the disk.  Where the
+ * member is not known (RAID4/5/6 rotate data and parity), every member is
+ * judged at the same member offset; at a row start (RAID0, RAID10, striped)
+ * every member or stripe is.  The worst segment goes to *out.
+ * Returns 0, or a negative errno of pa_stack_validate() (or -E2BIG when the
+ * walk exceeds PA_STACK_STEPS_MAX).
  */
 int pa_stack_check_dev(const struct pa_stack *s, unsigned int dev,
 		       const struct pa_grain *policy, struct pa_stack_verdict *out);
