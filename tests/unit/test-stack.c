@@ -501,6 +501,46 @@ static void test_worst_segment(void **state)
 	assert_contains(v.reason, "extent 2 x 4 MiB of VG vg");
 }
 
+/*
+ * A dm linear table with two segments over vda (512/4096), policy 2048
+ * sectors = 2048 x 512 = 1 MiB on this disk.  The first segment at 1 MiB is
+ * on every grain; the second (from 1 GiB of the map) at 3 GiB + 512 B =
+ * 3221225472 + 512 = 3221225984 B, % 4096 = 512 and % 1 MiB = 512: off the
+ * physical sector and the policy.  The table offset is to blame (no summand
+ * below it).
+ */
+static const struct pa_stack_ref lin_to0[] = {{.dev = 0, .offset = 1 * MiB}};
+static const struct pa_stack_ref lin_to1[] = {{.dev = 0, .offset = 3 * GiB + 512}};
+static const struct pa_stack_seg lin_seg[] = {
+    {.start = 0, .length = 1 * GiB, .stripes = 1, .to = lin_to0},
+    {.start = 1 * GiB, .length = 1 * GiB, .stripes = 1, .to = lin_to1}};
+
+static void test_dm_linear_offset(void **state)
+{
+	struct pa_stack_dev d[2] = {disk("vda", plain)};
+	struct pa_grain sectors = {.value = 2048, .sectors = true};
+	struct pa_stack_verdict v;
+	char fix[256];
+
+	d[1] = (struct pa_stack_dev){.name = "data",
+				     .kind = PA_STACK_DM,
+				     .size = 2 * GiB,
+				     .nsegs = 2,
+				     .segs = lin_seg};
+	v = check(d, 2, 1, &sectors);
+	assert_int_equal(v.seg, 1);
+	assert_int_equal(v.physical, PA_VERDICT_MISALIGNED);
+	assert_int_equal(v.policy, PA_VERDICT_MISALIGNED);
+	assert_int_equal(v.abs, 3 * GiB + 512);
+	assert_int_equal(v.blame, PA_TERM_DM_OFFSET);
+	assert_int_equal(v.blame_dev, 1);
+	assert_contains(v.reason, "table offset 3221225984 B of data: 3221225984 B is no "
+				  "multiple of the 4 KiB physical sector");
+	advise(d, 2, 1, &v, fix, sizeof(fix));
+	assert_contains(fix,
+			"dm device data: a table whose offsets are multiples of 1 MiB");
+}
+
 /* Hostile input: refused, never wrapped. */
 static void test_hostile(void **state)
 {
@@ -800,6 +840,7 @@ int main(void)
 	    cmocka_unit_test(test_luks2_payload),
 	    cmocka_unit_test(test_lv_on_multipath_partition),
 	    cmocka_unit_test(test_worst_segment),
+	    cmocka_unit_test(test_dm_linear_offset),
 	    cmocka_unit_test(test_hostile),
 	    cmocka_unit_test(test_fs_geometry),
 	    cmocka_unit_test(test_md_raid10_raid1),
