@@ -231,163 +231,189 @@ static void row_reason(struct row *r, bool terminal)
 		misaligned_first(r->reason, sizeof(r->reason), &r->c);
 }
 
-static int fill_line(const struct out_opts *o, struct libscols_line *ln, const int *sel,
-		     size_t nsel, const struct row *r)
+/* Cell @i of a row: what the kernel and udev say of the device.  1: not one of these columns. */
+static int fill_device(const struct out_opts *o, struct libscols_line *ln, size_t i, int col,
+		       const struct row *r)
 {
 	const struct pa_dev *d = r->d;
 	const struct pa_dev *whole = d->disk ? d->disk : d;
 	char buf[320];
+	int rc = 0;
+
+	switch (col) {
+	case COL_NAME:
+		/* lsblk's NAME: a device-mapper device by its dm name */
+		rc = out_set_str(ln, i, d->dm_name ? d->dm_name : d->name);
+		break;
+	case COL_KNAME:
+		rc = out_set_str(ln, i, d->name);
+		break;
+	case COL_PATH:
+		if (d->dm_name && strlen(d->dm_name) < sizeof(buf) - 16) {
+			snprintf(buf, sizeof(buf), "/dev/mapper/%s", d->dm_name);
+			rc = out_set_str(ln, i, buf);
+		} else {
+			rc = out_set_str(ln, i, d->path);
+		}
+		break;
+	case COL_DISK:
+		rc = out_set_str(ln, i, whole->name);
+		break;
+	case COL_TYPE:
+		rc = out_set_str(ln, i, d->is_path ? "path" : pa_kind_name(d->kind));
+		break;
+	case COL_MAJMIN:
+		if (d->kernel_missing)
+			break;
+		snprintf(buf, sizeof(buf), "%u:%u", d->major, d->minor);
+		rc = out_set_str(ln, i, buf);
+		break;
+	case COL_PARTN:
+		if (d->kind == PA_KIND_PART && d->partno)
+			rc = out_set_u64(ln, i, d->partno);
+		break;
+	case COL_START:
+		if (d->kind != PA_KIND_PART)
+			rc = out_set_start(o, ln, i, 0, d->topo.logical);
+		else if (d->start_known)
+			rc = out_set_start(o, ln, i, d->start, d->topo.logical);
+		break;
+	case COL_START_SEC:
+		if (d->kind != PA_KIND_PART)
+			rc = out_set_u64(ln, i, 0);
+		else if (d->start_known && d->topo.logical)
+			rc = out_set_u64(ln, i, d->start / d->topo.logical);
+		break;
+	case COL_SIZE:
+		rc = out_set_size(o, ln, i, d->size);
+		break;
+	case COL_LOG_SEC:
+		rc = out_set_u64(ln, i, d->topo.logical);
+		break;
+	case COL_PHY_SEC:
+		rc = out_set_u64(ln, i, d->topo.physical);
+		break;
+	case COL_MIN_IO:
+		rc = out_set_u64(ln, i, d->topo.min_io);
+		break;
+	case COL_OPT_IO:
+		rc = out_set_u64(ln, i, d->topo.opt_io);
+		break;
+	case COL_ALIGNMENT:
+		if (d->kind == PA_KIND_PART && d->kalign_known)
+			rc = out_set_s64(ln, i, d->kernel_align);
+		else if (d->kind != PA_KIND_PART)
+			rc = out_set_s64(ln, i, d->topo.align_off);
+		break;
+	case COL_ALIGN_CALC:
+		if (r->c.kalign_predicted_known)
+			rc = out_set_s64(ln, i, r->c.kalign_predicted);
+		else if (d->kind != PA_KIND_PART)
+			rc = out_set_s64(ln, i, d->topo.align_off);
+		break;
+	case COL_DISK_ALIGN:
+		rc = out_set_s64(ln, i, whole->topo.align_off);
+		break;
+	default:
+		return 1;
+	}
+	return rc;
+}
+
+/* Cell @i of a row: the verdicts, identities and the table. */
+static int fill_verdicts(struct libscols_line *ln, size_t i, int col, const struct row *r)
+{
+	const struct pa_dev *d = r->d;
+	const struct pa_dev *whole = d->disk ? d->disk : d;
+	int rc = 0;
+
+	switch (col) {
+	case COL_PHYSICAL:
+		rc = out_set_str(ln, i, pa_verdict_name(r->checked ? r->c.physical : PA_VERDICT_NA));
+		break;
+	case COL_OPTIMAL:
+		rc = out_set_str(ln, i, pa_verdict_name(r->checked ? r->c.optimal : PA_VERDICT_NA));
+		break;
+	case COL_POLICY:
+		rc = out_set_str(ln, i, pa_verdict_name(r->checked ? r->c.policy : PA_VERDICT_NA));
+		break;
+	case COL_REASON:
+		rc = out_set_str(ln, i, r->reason[0] ? r->reason : NULL);
+		break;
+	case COL_PHYS_GRAIN:
+		if (r->checked)
+			rc = out_set_u64(ln, i, r->c.phys_grain);
+		break;
+	case COL_OPT_GRAIN:
+		if (r->checked && r->c.opt_grain)
+			rc = out_set_u64(ln, i, r->c.opt_grain);
+		break;
+	case COL_POLICY_GRAIN:
+		if (r->checked && r->c.policy_grain)
+			rc = out_set_u64(ln, i, r->c.policy_grain);
+		break;
+	case COL_MODEL:
+		rc = out_set_str(ln, i, d->model);
+		break;
+	case COL_SERIAL:
+		rc = out_set_str(ln, i, d->serial);
+		break;
+	case COL_WWN:
+		rc = out_set_str(ln, i, d->wwn);
+		break;
+	case COL_FSTYPE:
+		rc = out_set_str(ln, i, d->fstype);
+		break;
+	case COL_PTTYPE:
+		rc = out_set_str(ln, i, whole->pttype);
+		break;
+	case COL_PARTLABEL:
+		rc = out_set_str(ln, i, d->part_name);
+		break;
+	case COL_PARTUUID:
+		rc = out_set_str(ln, i, d->part_uuid);
+		break;
+	case COL_PARTTYPE:
+		rc = out_set_str(ln, i, d->part_type);
+		break;
+	case COL_HOLDERS:
+		rc = out_set_str(ln, i, d->holders);
+		break;
+	case COL_MOUNTPOINTS:
+		rc = out_set_str(ln, i, d->mountpoints);
+		break;
+	case COL_PATHS:
+		rc = out_set_str(ln, i, d->paths);
+		break;
+	case COL_TABLE:
+		rc = out_set_str(ln, i, table_state(d));
+		break;
+	case COL_ONDISK_START:
+		if (d->probed && d->ondisk_found)
+			rc = out_set_u64(ln, i, d->ondisk_start);
+		break;
+	case COL_UDEV: {
+		char why[512];
+		int st = pa_dev_udev_stale(d, why, sizeof(why));
+
+		if (st >= 0)
+			rc = out_set_str(ln, i, st ? "stale" : "ok");
+		break;
+	}
+	}
+	return rc;
+}
+
+static int fill_line(const struct out_opts *o, struct libscols_line *ln, const int *sel,
+		     size_t nsel, const struct row *r)
+{
 	size_t i;
 	int rc = 0;
 
 	for (i = 0; i < nsel && rc == 0; i++) {
-		switch (sel[i]) {
-		case COL_NAME:
-			/* lsblk's NAME: a device-mapper device by its dm name */
-			rc = out_set_str(ln, i, d->dm_name ? d->dm_name : d->name);
-			break;
-		case COL_KNAME:
-			rc = out_set_str(ln, i, d->name);
-			break;
-		case COL_PATH:
-			if (d->dm_name && strlen(d->dm_name) < sizeof(buf) - 16) {
-				snprintf(buf, sizeof(buf), "/dev/mapper/%s", d->dm_name);
-				rc = out_set_str(ln, i, buf);
-			} else {
-				rc = out_set_str(ln, i, d->path);
-			}
-			break;
-		case COL_DISK:
-			rc = out_set_str(ln, i, whole->name);
-			break;
-		case COL_TYPE:
-			rc = out_set_str(ln, i, d->is_path ? "path" : pa_kind_name(d->kind));
-			break;
-		case COL_MAJMIN:
-			if (d->kernel_missing)
-				break;
-			snprintf(buf, sizeof(buf), "%u:%u", d->major, d->minor);
-			rc = out_set_str(ln, i, buf);
-			break;
-		case COL_PARTN:
-			if (d->kind == PA_KIND_PART && d->partno)
-				rc = out_set_u64(ln, i, d->partno);
-			break;
-		case COL_START:
-			if (d->kind != PA_KIND_PART)
-				rc = out_set_start(o, ln, i, 0, d->topo.logical);
-			else if (d->start_known)
-				rc = out_set_start(o, ln, i, d->start, d->topo.logical);
-			break;
-		case COL_START_SEC:
-			if (d->kind != PA_KIND_PART)
-				rc = out_set_u64(ln, i, 0);
-			else if (d->start_known && d->topo.logical)
-				rc = out_set_u64(ln, i, d->start / d->topo.logical);
-			break;
-		case COL_SIZE:
-			rc = out_set_size(o, ln, i, d->size);
-			break;
-		case COL_LOG_SEC:
-			rc = out_set_u64(ln, i, d->topo.logical);
-			break;
-		case COL_PHY_SEC:
-			rc = out_set_u64(ln, i, d->topo.physical);
-			break;
-		case COL_MIN_IO:
-			rc = out_set_u64(ln, i, d->topo.min_io);
-			break;
-		case COL_OPT_IO:
-			rc = out_set_u64(ln, i, d->topo.opt_io);
-			break;
-		case COL_ALIGNMENT:
-			if (d->kind == PA_KIND_PART && d->kalign_known)
-				rc = out_set_s64(ln, i, d->kernel_align);
-			else if (d->kind != PA_KIND_PART)
-				rc = out_set_s64(ln, i, d->topo.align_off);
-			break;
-		case COL_ALIGN_CALC:
-			if (r->c.kalign_predicted_known)
-				rc = out_set_s64(ln, i, r->c.kalign_predicted);
-			else if (d->kind != PA_KIND_PART)
-				rc = out_set_s64(ln, i, d->topo.align_off);
-			break;
-		case COL_DISK_ALIGN:
-			rc = out_set_s64(ln, i, whole->topo.align_off);
-			break;
-		case COL_PHYSICAL:
-			rc = out_set_str(ln, i, pa_verdict_name(r->checked ? r->c.physical : PA_VERDICT_NA));
-			break;
-		case COL_OPTIMAL:
-			rc = out_set_str(ln, i, pa_verdict_name(r->checked ? r->c.optimal : PA_VERDICT_NA));
-			break;
-		case COL_POLICY:
-			rc = out_set_str(ln, i, pa_verdict_name(r->checked ? r->c.policy : PA_VERDICT_NA));
-			break;
-		case COL_REASON:
-			rc = out_set_str(ln, i, r->reason[0] ? r->reason : NULL);
-			break;
-		case COL_PHYS_GRAIN:
-			if (r->checked)
-				rc = out_set_u64(ln, i, r->c.phys_grain);
-			break;
-		case COL_OPT_GRAIN:
-			if (r->checked && r->c.opt_grain)
-				rc = out_set_u64(ln, i, r->c.opt_grain);
-			break;
-		case COL_POLICY_GRAIN:
-			if (r->checked && r->c.policy_grain)
-				rc = out_set_u64(ln, i, r->c.policy_grain);
-			break;
-		case COL_MODEL:
-			rc = out_set_str(ln, i, d->model);
-			break;
-		case COL_SERIAL:
-			rc = out_set_str(ln, i, d->serial);
-			break;
-		case COL_WWN:
-			rc = out_set_str(ln, i, d->wwn);
-			break;
-		case COL_FSTYPE:
-			rc = out_set_str(ln, i, d->fstype);
-			break;
-		case COL_PTTYPE:
-			rc = out_set_str(ln, i, whole->pttype);
-			break;
-		case COL_PARTLABEL:
-			rc = out_set_str(ln, i, d->part_name);
-			break;
-		case COL_PARTUUID:
-			rc = out_set_str(ln, i, d->part_uuid);
-			break;
-		case COL_PARTTYPE:
-			rc = out_set_str(ln, i, d->part_type);
-			break;
-		case COL_HOLDERS:
-			rc = out_set_str(ln, i, d->holders);
-			break;
-		case COL_MOUNTPOINTS:
-			rc = out_set_str(ln, i, d->mountpoints);
-			break;
-		case COL_PATHS:
-			rc = out_set_str(ln, i, d->paths);
-			break;
-		case COL_TABLE:
-			rc = out_set_str(ln, i, table_state(d));
-			break;
-		case COL_ONDISK_START:
-			if (d->probed && d->ondisk_found)
-				rc = out_set_u64(ln, i, d->ondisk_start);
-			break;
-		case COL_UDEV: {
-			char why[512];
-			int st = pa_dev_udev_stale(d, why, sizeof(why));
-
-			if (st >= 0)
-				rc = out_set_str(ln, i, st ? "stale" : "ok");
-			break;
-		}
-		}
+		rc = fill_device(o, ln, i, sel[i], r);
+		if (rc == 1)
+			rc = fill_verdicts(ln, i, sel[i], r);
 	}
 	return rc;
 }
@@ -451,6 +477,8 @@ static void usage(FILE *f)
 	      "  -b, --bytes           sizes and starts in bytes in the table\n"
 	      "  -t, --topology        the topology columns (sector sizes, I/O sizes, offsets)\n"
 	      "  -o, --output LIST     columns to print (+LIST appends to the defaults)\n"
+	      "      --sysroot DIR     audit the devices saved in DIR by 'partalign dump'\n"
+	      "                        (sys/, run/udev/data, proc/) instead of this host\n"
 	      "      --list-columns    list the columns and exit\n"
 	      "  -h, --help            this text\n"
 	      "\n"
@@ -460,8 +488,8 @@ static void usage(FILE *f)
 }
 
 /* The devices named on the command line, or all, in display order. */
-static int select_rows(const struct pa_devlist *l, char **names, int nnames,
-		       struct pick **rows, size_t *nrows, int *status)
+static int select_rows(const struct pa_devlist *l, const char *root, char **names,
+		       int nnames, struct pick **rows, size_t *nrows, int *status)
 {
 	const struct pa_dev **ordered = NULL;
 	bool *want = NULL;
@@ -480,8 +508,10 @@ static int select_rows(const struct pa_devlist *l, char **names, int nnames,
 	for (a = 0; a < nnames; a++) {
 		struct pa_dev *d = NULL;
 
-		rc = scan_lookup(l, names[a], &d);
-		if (rc == -ENOTBLK) {
+		rc = scan_lookup_root(l, root, names[a], &d);
+		if (rc == -ENODEV && root) {
+			msg_err(names[a], 0, "not a device partalign checks in %s", root);
+		} else if (rc == -ENOTBLK) {
 			msg_err(names[a], 0, "not a block device");
 		} else if (rc == -ENODEV) {
 			msg_err(names[a], 0, "not a device partalign checks "
@@ -576,9 +606,17 @@ static int probe_selected(struct pa_devlist *l, char **names, int nnames,
 	return rc;
 }
 
-int cmd_check(int argc, char **argv)
+struct check_opts {
+	struct pa_scan_opts so;
+	bool probe, topology;
+	struct out_opts oo;
+	struct pa_grain grain;
+};
+
+/* The options; -1 to go on, else the exit status to return at once. */
+static int check_parse(int argc, char **argv, struct check_opts *co)
 {
-	enum { OPT_LIST_COLUMNS = 256 };
+	enum { OPT_LIST_COLUMNS = 256, OPT_SYSROOT };
 	static const struct option longopts[] = {
 		{"align", required_argument, NULL, 'a'},
 		{"probe", no_argument, NULL, 'p'},
@@ -590,80 +628,142 @@ int cmd_check(int argc, char **argv)
 		{"topology", no_argument, NULL, 't'},
 		{"output", required_argument, NULL, 'o'},
 		{"list-columns", no_argument, NULL, OPT_LIST_COLUMNS},
+		{"sysroot", required_argument, NULL, OPT_SYSROOT},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	struct pa_scan_opts so = {0};
-	bool probe = false, topology = false;
-	const int *defaults;
-	size_t ndefaults;
-	struct out_opts oo = {0};
-	struct pa_grain grain = PA_GRAIN_DEFAULT;
-	struct pa_devlist devs = {0};
-	struct pa_diags diags = {0};
-	struct libscols_table *tb = NULL;
-	struct pick *rows = NULL;
-	struct row *r = NULL;
-	size_t nrows = 0, nsel = 0, i;
-	int sel[OUT_MAXCOLS];
-	int status = PA_EXIT_OK;
-	int c, rc;
+	int c;
 
 	while ((c = getopt_long(argc, argv, "a:pJPrnbto:h", longopts, NULL)) != -1) {
-		if (out_parse_opt(c, optarg, &oo))
+		if (out_parse_opt(c, optarg, &co->oo))
 			continue;
 		switch (c) {
 		case 'a':
-			if (!cli_parse_grain(optarg, &grain))
+			if (!cli_parse_grain(optarg, &co->grain))
 				return PA_EXIT_USAGE;
 			break;
 		case 'p':
-			probe = true;
+			co->probe = true;
 			break;
 		case 't':
-			topology = true;
+			co->topology = true;
 			break;
 		case OPT_LIST_COLUMNS:
 			out_list_columns(columns, sizeof(columns) / sizeof(columns[0]));
 			return PA_EXIT_OK;
-		case 'h':
-			usage(stdout);
-			return PA_EXIT_OK;
+		case OPT_SYSROOT:
+			co->so.root = optarg;
+			break;
 		default:
-			usage(stderr);
-			return PA_EXIT_USAGE;
+			return cli_usage(usage, c == 'h');
 		}
 	}
+	if (co->so.root && co->probe) {
+		/* a dump holds no device contents, and its devices are not this host's */
+		msg_err(NULL, 0, "--probe reads the devices themselves: it cannot be used with --sysroot");
+		return PA_EXIT_USAGE;
+	}
+	return -1;
+}
+
+/* The columns: -o, else the defaults of the format and the terminal. */
+static int check_columns(struct check_opts *co, int *sel, size_t *nsel)
+{
+	const int *defaults;
+	size_t ndefaults;
+
 #define DEFAULTS(v) (defaults = (v), ndefaults = sizeof(v) / sizeof((v)[0]))
-	out_detect_terminal(&oo);
-	if (topology)
+	out_detect_terminal(&co->oo);
+	if (co->topology)
 		DEFAULTS(topology_defaults);
-	else if (oo.format == OUT_JSON)
+	else if (co->oo.format == OUT_JSON)
 		DEFAULTS(json_defaults);
-	else if (oo.format != OUT_TABLE)
+	else if (co->oo.format != OUT_TABLE)
 		DEFAULTS(script_defaults);
-	else if (oo.terminal)
+	else if (co->oo.terminal)
 		DEFAULTS(terminal_defaults);
 	else
 		DEFAULTS(table_defaults);
 #undef DEFAULTS
-	rc = out_select(&oo, columns, sizeof(columns) / sizeof(columns[0]), defaults, ndefaults,
-			sel, &nsel);
-	if (rc < 0)
+	return out_select(&co->oo, columns, sizeof(columns) / sizeof(columns[0]), defaults,
+			  ndefaults, sel, nsel);
+}
+
+/* One line per row, each judged; the exit status bits of what was found. */
+static int check_rows(const struct check_opts *co, struct libscols_table *tb,
+		      const struct pick *rows, size_t nrows, const int *sel, size_t nsel)
+{
+	struct row *r = malloc(sizeof(*r));
+	int status = PA_EXIT_OK;
+	size_t i;
+
+	if (!r) {
+		msg_err(NULL, ENOMEM, "cannot create the output table");
+		return PA_EXIT_ERROR;
+	}
+	for (i = 0; i < nrows; i++) {
+		struct libscols_line *ln;
+		char stale[512];
+
+		r->d = rows[i].d;
+		r->checked = rows[i].checked;
+		r->reason[0] = '\0';
+		memset(&r->c, 0, sizeof(r->c));
+		if (r->checked) {
+			align_check_dev(r->d, &co->grain, &r->c);
+			if (r->c.physical == PA_VERDICT_MISALIGNED ||
+			    r->c.optimal == PA_VERDICT_MISALIGNED ||
+			    r->c.policy == PA_VERDICT_MISALIGNED)
+				status |= PA_EXIT_MISALIGNED;
+		}
+		row_reason(r, co->oo.terminal);
+		if (pa_dev_udev_stale(r->d, stale, sizeof(stale)) > 0)
+			msg_warn(r->d->path, "%s", stale);
+		ln = scols_table_new_line(tb, NULL);
+		if (!ln || fill_line(&co->oo, ln, sel, nsel, r) != 0) {
+			msg_err(NULL, ENOMEM, "cannot fill the output table");
+			status |= PA_EXIT_ERROR;
+			break;
+		}
+	}
+	free(r);
+	return status;
+}
+
+int cmd_check(int argc, char **argv)
+{
+	struct check_opts co = {.grain = PA_GRAIN_DEFAULT};
+	struct pa_devlist devs = {0};
+	struct pa_diags diags = {0};
+	struct libscols_table *tb = NULL;
+	struct pick *rows = NULL;
+	size_t nrows = 0, nsel = 0;
+	int sel[OUT_MAXCOLS];
+	int status = PA_EXIT_OK;
+	int rc;
+
+	rc = check_parse(argc, argv, &co);
+	if (rc >= 0)
+		return rc;
+	if (check_columns(&co, sel, &nsel) < 0)
 		return PA_EXIT_USAGE;
 
 	if (optind < argc) {
 		/* named devices: scan only them and their neighbourhood */
-		so.names = argv + optind;
-		so.nnames = (size_t)(argc - optind);
+		co.so.names = argv + optind;
+		co.so.nnames = (size_t)(argc - optind);
 	}
-	rc = scan_devices(&so, &devs, &diags);
-	if (rc < 0) {
-		msg_err(NULL, -rc, "cannot scan block devices");
+	rc = scan_devices(&co.so, &devs, &diags);
+	if (rc == -ENOENT && co.so.root) {
+		msg_err(co.so.root, 0, "not a partalign dump (no sys/class/block in it)");
+		status |= PA_EXIT_ERROR;
+		goto out;
+	} else if (rc < 0) {
+		msg_err(co.so.root, -rc, "cannot scan block devices");
 		status |= PA_EXIT_ERROR;
 		goto out;
 	}
-	if (probe)
+	if (co.probe)
 		rc = probe_selected(&devs, argv + optind, argc - optind, &diags);
 	status |= msg_diags(&diags);
 	if (rc < 0) {
@@ -671,53 +771,28 @@ int cmd_check(int argc, char **argv)
 		status |= PA_EXIT_ERROR;
 		goto out;
 	}
-	rc = select_rows(&devs, argv + optind, argc - optind, &rows, &nrows, &status);
+	rc = select_rows(&devs, co.so.root, argv + optind, argc - optind, &rows, &nrows, &status);
 	if (rc < 0) {
 		msg_err(NULL, -rc, "cannot list devices");
 		status |= PA_EXIT_ERROR;
 		goto out;
 	}
-	status |= cli_move_warn_pending(&devs, argv + optind, argc - optind);
-	tb = out_table_new(&oo, "devices", columns, sel, nsel);
-	r = malloc(sizeof(*r));
-	if (!tb || !r) {
+	/* the host's journals say nothing about the devices of a dump */
+	if (!co.so.root)
+		status |= cli_move_warn_pending(&devs, argv + optind, argc - optind);
+	tb = out_table_new(&co.oo, "devices", columns, sel, nsel);
+	if (!tb) {
 		msg_err(NULL, ENOMEM, "cannot create the output table");
 		status |= PA_EXIT_ERROR;
 		goto out;
 	}
-	for (i = 0; i < nrows; i++) {
-		struct libscols_line *ln;
-
-		r->d = rows[i].d;
-		r->checked = rows[i].checked;
-		r->reason[0] = '\0';
-		memset(&r->c, 0, sizeof(r->c));
-		if (r->checked) {
-			align_check_dev(r->d, &grain, &r->c);
-			if (r->c.physical == PA_VERDICT_MISALIGNED ||
-			    r->c.optimal == PA_VERDICT_MISALIGNED ||
-			    r->c.policy == PA_VERDICT_MISALIGNED)
-				status |= PA_EXIT_MISALIGNED;
-		}
-		row_reason(r, oo.terminal);
-		{
-			char stale[512];
-
-			if (pa_dev_udev_stale(r->d, stale, sizeof(stale)) > 0)
-				msg_warn(r->d->path, "%s", stale);
-		}
-		ln = scols_table_new_line(tb, NULL);
-		if (!ln || fill_line(&oo, ln, sel, nsel, r) != 0) {
-			msg_err(NULL, ENOMEM, "cannot fill the output table");
-			status |= PA_EXIT_ERROR;
-			goto out;
-		}
-	}
-	status |= out_print(tb);
+	rc = check_rows(&co, tb, rows, nrows, sel, nsel);
+	status |= rc;
+	if (!(rc & PA_EXIT_ERROR))
+		status |= out_print(tb);
 out:
 	scols_unref_table(tb);
 	free(rows);
-	free(r);
 	pa_diags_free(&diags);
 	pa_devlist_free(&devs);
 	return status;

@@ -25,6 +25,12 @@
 void msg_record_start(void);
 char *msg_record_stop(void);
 /* "partalign: DEVICE: message[: strerror]" on stderr; err is a positive errno or 0. */
+/*
+ * The end of every command's option switch: --help prints @usage to stdout
+ * and gives PA_EXIT_OK; anything else prints it to stderr, PA_EXIT_USAGE.
+ */
+int cli_usage(void (*usage)(FILE *), bool help);
+
 void msg_err(const char *device, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void msg_warn(const char *device, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -105,6 +111,7 @@ int cmd_restore(int argc, char **argv);
 int cmd_rules(int argc, char **argv);
 int cmd_provision(int argc, char **argv);
 int cmd_udev(int argc, char **argv);
+int cmd_dump(int argc, char **argv);
 int cmd_resume(int argc, char **argv);
 
 /* What `partalign rules` takes, for a caller that has built the map itself. */

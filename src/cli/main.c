@@ -3,7 +3,7 @@
  * The dispatcher: global options, then one function per subcommand.
  *
  * This file builds two programs.  `partalign` has every command that reads
- * (check, rules, udev) and does not link libparted: Debian's libparted runs
+ * (check, rules, udev, dump) and does not link libparted: Debian's libparted runs
  * "dmidecode" from a constructor when it is loaded, which an audit that
  * promises to read no device must not do.  The commands that change
  * partition tables (plan, fix, restore, resume, and provision, which calls
@@ -44,6 +44,7 @@ static const struct {
 	{"rules", READER(cmd_rules), "write udev rules naming Oracle ASM disks"},
 	{"provision", WRITER(cmd_provision), "kickstart/Ansible entry: partition, check, name"},
 	{"udev", READER(cmd_udev), "alignment state of one partition, for the shipped udev rule"},
+	{"dump", READER(cmd_dump), "save what check reads into a directory (check --sysroot)"},
 };
 
 /*

@@ -118,3 +118,9 @@ bool cli_parse_grain(const char *arg, struct pa_grain *g)
 	}
 	return true;
 }
+
+int cli_usage(void (*usage)(FILE *), bool help)
+{
+	usage(help ? stdout : stderr);
+	return help ? PA_EXIT_OK : PA_EXIT_USAGE;
+}

@@ -396,12 +396,8 @@ int cmd_restore(int argc, char **argv)
 		case OPT_BACKUP:
 			o.backup_dir = optarg;
 			break;
-		case 'h':
-			usage(stdout);
-			return PA_EXIT_OK;
 		default:
-			usage(stderr);
-			return PA_EXIT_USAGE;
+			return cli_usage(usage, c == 'h');
 		}
 	}
 	if (argc - optind != 2) {

@@ -72,12 +72,8 @@ int cmd_resume(int argc, char **argv)
 		case 'q':
 			o.move.quiet = true;
 			break;
-		case 'h':
-			usage(stdout);
-			return PA_EXIT_OK;
 		default:
-			usage(stderr);
-			return PA_EXIT_USAGE;
+			return cli_usage(usage, c == 'h');
 		}
 	}
 	if (optind == argc || argc - optind > 256) {

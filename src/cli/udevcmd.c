@@ -1,9 +1,10 @@
 /*
  * partalign udev DEVNAME: the alignment state of one block device as
  * KEY=value lines for udev's IMPORT{program} (the shipped rule runs it for
- * every partition that appears or changes).  It reads sysfs only -- the
- * device and its disk, never the rest of the host -- and opens no device, so
- * it is fast and cannot hang on a dead path.  With --log it also reports a
+ * every partition that appears or changes).  It reads sysfs and the udev
+ * database only -- the device and its disk, never the rest of the host --
+ * through the scan's own reader (scan_sysfs_read_one), so its verdicts are
+ * check's, and opens no device, so it is fast and cannot hang on a dead path.  With --log it also reports a
  * misaligned device to syslog (the shipped rule's RUN+= on "add").
  *
  * Output, each value safe for udev and for a POSIX shell's eval:
@@ -24,7 +25,7 @@
 #include "cli/cli.h"
 #include "core/align.h"
 #include "core/exitcodes.h"
-#include "scan/ids.h"
+#include "scan/scan.h"
 
 static void usage(FILE *f)
 {
@@ -38,6 +39,7 @@ static void usage(FILE *f)
 	      "  -a, --align SIZE  policy grain (default 2MiB)\n"
 	      "      --log         also log a physically or optimally misaligned device\n"
 	      "                    to syslog, and print nothing\n"
+	      "      --sysroot DIR read the device from DIR (a partalign dump), not the host\n"
 	      "  -h, --help        this text\n"
 	      "\n"
 	      "Exit status: 0 state printed, 8 no such device, 16 usage error.\n",
@@ -63,6 +65,7 @@ static void shell_safe(const char *in, char *out, size_t len)
 
 enum {
 	OPT_LOG = 1000,
+	OPT_SYSROOT,
 };
 
 int cmd_udev(int argc, char **argv)
@@ -70,6 +73,7 @@ int cmd_udev(int argc, char **argv)
 	static const struct option longopts[] = {
 	    {"align", required_argument, NULL, 'a'},
 	    {"log", no_argument, NULL, OPT_LOG},
+	    {"sysroot", required_argument, NULL, OPT_SYSROOT},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -78,7 +82,7 @@ int cmd_udev(int argc, char **argv)
 	struct pa_dev *d = NULL;
 	struct pa_check c;
 	char reason[PA_REASON_MAX];
-	const char *name;
+	const char *name, *root = NULL;
 	bool log = false;
 	int opt, rc, status = PA_EXIT_OK;
 
@@ -91,12 +95,11 @@ int cmd_udev(int argc, char **argv)
 		case OPT_LOG:
 			log = true;
 			break;
-		case 'h':
-			usage(stdout);
-			return PA_EXIT_OK;
+		case OPT_SYSROOT:
+			root = optarg;
+			break;
 		default:
-			usage(stderr);
-			return PA_EXIT_USAGE;
+			return cli_usage(usage, opt == 'h');
 		}
 	}
 	if (optind + 1 != argc) {
@@ -107,11 +110,13 @@ int cmd_udev(int argc, char **argv)
 	if (strncmp(name, "/dev/", 5) == 0)
 		name += 5;
 
-	rc = scan_sysfs_read_one(name, &l, &d);
+	rc = scan_sysfs_read_one(root, name, &l, &d);
 	if (rc < 0) {
-		msg_err(name, rc == -EINVAL ? 0 : -rc,
-			rc == -EINVAL ? "not a kernel device name"
-				      : "cannot read it in sysfs");
+		msg_err(name, rc == -EINVAL || rc == -ENODEV ? 0 : -rc,
+			rc == -EINVAL	? "not a kernel device name"
+			: rc == -ENODEV ? "not a device partalign checks "
+					  "(unbound loop, ram or zram, or empty)"
+					: "cannot read it in sysfs");
 		pa_devlist_free(&l);
 		return PA_EXIT_ERROR;
 	}

@@ -1,7 +1,8 @@
 /*
  * The one device-mapper question the scanner asks: where a kpartx partition
  * starts on its map.  sysfs does not say; the table does.  DM_TABLE_STATUS
- * goes to /dev/mapper/control and reads no device data.
+ * goes to /dev/mapper/control and reads no device data.  A dump keeps each
+ * table as text (scan_dm_table_text), which check --sysroot reads instead.
  */
 #include "config.h"
 
@@ -9,7 +10,9 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <linux/dm-ioctl.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/sysmacros.h>
@@ -46,48 +49,109 @@ int scan_dm_table_start(const void *buf, size_t len, uint64_t *start)
 	return 0;
 }
 
-int scan_dm_linear_start(unsigned int major, unsigned int minor, uint64_t *start)
+/* A 16 KiB device-mapper request and its reply. */
+union dm_req {
+	struct dm_ioctl io;
+	char buf[16384];
+};
+
+/* Ask /dev/mapper/control @cmd about the device @major:@minor; 0 or -errno. */
+static int dm_ask(unsigned long cmd, unsigned int major, unsigned int minor, uint32_t flags,
+		  union dm_req *req)
 {
-	union {
-		struct dm_ioctl io;
-		char buf[16384];
-	} req;
 	int fd, rc = 0;
 
 	fd = open("/dev/mapper/control", O_RDWR | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	memset(&req, 0, sizeof(req));
-	req.io.version[0] = DM_VERSION_MAJOR;
-	req.io.data_size = sizeof(req);
-	req.io.data_start = sizeof(struct dm_ioctl);
-	req.io.dev = makedev(major, minor);
-	req.io.flags = DM_STATUS_TABLE_FLAG;
-	if (ioctl(fd, DM_TABLE_STATUS, &req) < 0)
+	memset(req, 0, sizeof(*req));
+	req->io.version[0] = DM_VERSION_MAJOR;
+	req->io.data_size = sizeof(*req);
+	req->io.data_start = sizeof(struct dm_ioctl);
+	req->io.dev = makedev(major, minor);
+	req->io.flags = flags;
+	if (ioctl(fd, cmd, req) < 0)
 		rc = -errno;
-	else
-		rc = scan_dm_table_start(req.buf, sizeof(req.buf), start);
 	close(fd);
 	return rc;
 }
 
+int scan_dm_linear_start(unsigned int major, unsigned int minor, uint64_t *start)
+{
+	union dm_req req;
+	int rc = dm_ask(DM_TABLE_STATUS, major, minor, DM_STATUS_TABLE_FLAG, &req);
+
+	return rc < 0 ? rc : scan_dm_table_start(req.buf, sizeof(req.buf), start);
+}
+
 int scan_dm_open_count(unsigned int major, unsigned int minor, int *count)
 {
-	struct dm_ioctl io;
-	int fd, rc = 0;
+	union dm_req req;
+	int rc = dm_ask(DM_DEV_STATUS, major, minor, 0, &req);
 
-	fd = open("/dev/mapper/control", O_RDWR | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	memset(&io, 0, sizeof(io));
-	io.version[0] = DM_VERSION_MAJOR;
-	io.data_size = sizeof(io);
-	io.data_start = sizeof(io);
-	io.dev = makedev(major, minor);
-	if (ioctl(fd, DM_DEV_STATUS, &io) < 0)
-		rc = -errno;
-	else
-		*count = io.open_count;
-	close(fd);
+	if (rc == 0)
+		*count = req.io.open_count;
 	return rc;
+}
+
+int scan_dm_table_text(unsigned int major, unsigned int minor, char **text)
+{
+	union dm_req req;
+	struct dm_target_spec spec;
+	char *out = NULL;
+	size_t len = 0, p;
+	FILE *f;
+	uint32_t i;
+	int rc;
+
+	rc = dm_ask(DM_TABLE_STATUS, major, minor, DM_STATUS_TABLE_FLAG, &req);
+	if (rc < 0)
+		return rc;
+	if (req.io.flags & DM_BUFFER_FULL_FLAG)
+		return -E2BIG;
+	f = open_memstream(&out, &len);
+	if (!f)
+		return -ENOMEM;
+	/* each target: a spec, its parameters, then the next spec at spec.next */
+	p = req.io.data_start;
+	for (i = 0; i < req.io.target_count; i++) {
+		const char *params;
+		size_t room;
+
+		if (p > sizeof(req.buf) - sizeof(spec))
+			break;
+		memcpy(&spec, req.buf + p, sizeof(spec));
+		params = req.buf + p + sizeof(spec);
+		room = sizeof(req.buf) - (p + sizeof(spec));
+		fprintf(f, "%llu %llu %.*s %.*s\n", (unsigned long long)spec.sector_start,
+			(unsigned long long)spec.length, (int)strnlen(spec.target_type,
+								 sizeof(spec.target_type)),
+			spec.target_type, (int)strnlen(params, room), params);
+		if (!spec.next)
+			break;
+		p = req.io.data_start + spec.next;
+	}
+	if (fclose(f) != 0) {
+		free(out);
+		return -ENOMEM;
+	}
+	*text = out;
+	return 0;
+}
+
+int scan_dm_table_text_start(const char *text, uint64_t *start)
+{
+	unsigned long long s0, len, off;
+	unsigned int ma, mi;
+	char type[32];
+	const char *nl = strchr(text, '\n');
+
+	/* one target only: a second line is something else than a kpartx map */
+	if (nl && nl[1] != '\0')
+		return -EOPNOTSUPP;
+	if (sscanf(text, "%llu %llu %31s %u:%u %llu", &s0, &len, type, &ma, &mi, &off) != 6 ||
+	    s0 != 0 || strcmp(type, "linear") != 0)
+		return -EOPNOTSUPP;
+	*start = (uint64_t)off * 512;
+	return 0;
 }

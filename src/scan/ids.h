@@ -1,8 +1,6 @@
 /*
- * What partalign rules and partalign udev need beyond the scan: a read-only
- * libblkid probe of one device the user named (signature, partition entry),
- * and a sysfs-only reading of one block device for the udev helper, which
- * must stay fast and must not enumerate the host.
+ * What partalign rules needs beyond the scan: a read-only libblkid probe of
+ * one device the user named (signature, partition entry).
  */
 #ifndef PARTALIGN_SCAN_IDS_H
 #define PARTALIGN_SCAN_IDS_H
@@ -21,13 +19,5 @@
  * device cannot be opened or read.
  */
 int scan_ids_probe(struct pa_dev *d, char **signature);
-
-/*
- * sysfs only: the device /sys/class/block/@name ("sdb1", "dm-3") into @l,
- * preceded by its disk when it is a partition (d->disk set, topology the
- * disk's).  *out points into @l.  Returns 0, -EINVAL (not a kernel name),
- * -ENOENT (no such device) or -errno.
- */
-int scan_sysfs_read_one(const char *name, struct pa_devlist *l, struct pa_dev **out);
 
 #endif

@@ -1,10 +1,11 @@
 /*
  * Mount points and active swap areas, read from /proc/self/mountinfo and
- * /proc/swaps.  Neither touches a device.
+ * /proc/swaps (or their copies in a dump).  Neither touches a device.
  */
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,7 +40,26 @@ static int add_mount(struct pa_devlist *l, unsigned int ma, unsigned int mi, con
 	return pa_strlist_append(&d->mountpoints, mp, '\n');
 }
 
-int scan_mounts_parse(struct pa_devlist *l, FILE *mountinfo, FILE *swaps)
+/*
+ * The device of swap area @name: the device number of the node on the host,
+ * or below a root (no nodes there) the device whose path is @name.
+ */
+static struct pa_dev *swap_device(struct pa_devlist *l, const char *name, bool by_path)
+{
+	struct stat st;
+	size_t i;
+
+	if (!by_path)
+		return stat(name, &st) == 0 && S_ISBLK(st.st_mode)
+			   ? pa_devlist_find_devno(l, major(st.st_rdev), minor(st.st_rdev))
+			   : NULL;
+	for (i = 0; i < l->n; i++)
+		if (l->v[i]->path && strcmp(l->v[i]->path, name) == 0)
+			return l->v[i];
+	return NULL;
+}
+
+static int parse(struct pa_devlist *l, FILE *mountinfo, FILE *swaps, bool by_path)
 {
 	char *line = NULL;
 	size_t cap = 0;
@@ -56,23 +76,35 @@ int scan_mounts_parse(struct pa_devlist *l, FILE *mountinfo, FILE *swaps)
 	}
 	while (swaps && rc == 0 && getline(&line, &cap, swaps) > 0) {
 		char name[4096];
-		struct stat st;
+		struct pa_dev *d;
 
 		if (sscanf(line, "%4095s", name) != 1 || name[0] != '/')
 			continue;
 		unescape(name);
-		if (stat(name, &st) == 0 && S_ISBLK(st.st_mode))
-			rc = add_mount(l, major(st.st_rdev), minor(st.st_rdev), "[SWAP]");
+		d = swap_device(l, name, by_path);
+		if (d)
+			rc = add_mount(l, d->major, d->minor, "[SWAP]");
 	}
 	free(line);
 	return rc;
 }
 
-int scan_mounts_fill(struct pa_devlist *l)
+int scan_mounts_parse(struct pa_devlist *l, FILE *mountinfo, FILE *swaps)
 {
-	FILE *mi = fopen("/proc/self/mountinfo", "re");
-	FILE *sw = fopen("/proc/swaps", "re");
-	int rc = scan_mounts_parse(l, mi, sw);
+	return parse(l, mountinfo, swaps, false);
+}
+
+int scan_mounts_fill(struct pa_devlist *l, const char *root)
+{
+	char p[PATH_MAX];
+	FILE *mi, *sw;
+	int rc;
+
+	snprintf(p, sizeof(p), "%s/proc/self/mountinfo", root);
+	mi = fopen(p, "re");
+	snprintf(p, sizeof(p), "%s/proc/swaps", root);
+	sw = fopen(p, "re");
+	rc = parse(l, mi, sw, root[0] != '\0');
 
 	if (mi)
 		fclose(mi);

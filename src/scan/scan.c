@@ -1,7 +1,10 @@
 /*
  * Enumeration of block devices: /sys/class/block, the topology from sysfs,
  * identities from the udev database (the files libudev reads).  Fills plain
- * structs (core/device.h); the analyzer never sees sysfs.
+ * structs (core/device.h); the analyzer never sees sysfs.  One reader serves
+ * the whole scan (check, rules, plan...) and the single device of partalign
+ * udev, so the two cannot disagree; every path it opens is below a root,
+ * "" for the host or a `partalign dump` directory (check --sysroot).
  *
  * The scan owns nothing after it returns: the devlist holds copies of every
  * string it needs.
@@ -12,6 +15,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +32,20 @@
  * spending about 50 syscalls per device (path canonicalisation, hashmaps)
  * before the first attribute was read; this way it is about 10.
  */
+
+/*
+ * Every file below a device's sysfs directory that this file reads (besides
+ * the holders/ and slaves/ directories), for partalign dump; and "dev",
+ * which the scan takes from uevent but people and scripts read.
+ */
+const char *const scan_sysfs_attrs[] = {
+	"uevent", "dev", "size", "partition", "start", "alignment_offset", "hidden",
+	"queue/logical_block_size", "queue/physical_block_size",
+	"queue/minimum_io_size", "queue/optimal_io_size",
+	"dm/uuid", "dm/name", "md/level", "loop/backing_file",
+	"serial", "wwid", "device/wwid", "device/model", "device/serial",
+	NULL,
+};
 
 static bool attr_u64(int dfd, const char *attr, uint64_t *v)
 {
@@ -77,6 +95,15 @@ static char *attr_dup(int dfd, const char *attr)
 struct props {
 	char uevent[4096];
 	char db[16384];
+};
+
+/* One scan: where it reads and what it collects on the way. */
+struct scan {
+	const char *root; /* "" for the host: paths stay absolute, as umockdev wants */
+	bool sysroot;
+	int cfd; /* <root>/sys/class/block */
+	struct props u;
+	struct pa_diags *diags;
 };
 
 static void read_whole_file(int dirfd, const char *path, char *buf, size_t len)
@@ -141,16 +168,28 @@ static char *prop_first(const struct props *u, const char *const *keys)
 	return NULL;
 }
 
+/*
+ * The topology of a whole device.  A missing, empty or zero attribute takes
+ * the kernel's own default (logical 512, physical and minimum I/O the
+ * logical size, optimal I/O 0: none).
+ */
 static void read_topology(int syspath, struct pa_topology *t)
 {
 	uint64_t v;
 	int64_t s;
 
-	t->logical = attr_u64(syspath, "queue/logical_block_size", &v) ? (uint32_t)v : 512;
-	t->physical = attr_u64(syspath, "queue/physical_block_size", &v) ? (uint32_t)v
-									  : t->logical;
-	t->min_io = attr_u64(syspath, "queue/minimum_io_size", &v) ? (uint32_t)v : t->logical;
-	t->opt_io = attr_u64(syspath, "queue/optimal_io_size", &v) ? (uint32_t)v : 0;
+	t->logical = attr_u64(syspath, "queue/logical_block_size", &v) && v && v <= UINT32_MAX
+			 ? (uint32_t)v
+			 : 512;
+	t->physical = attr_u64(syspath, "queue/physical_block_size", &v) && v && v <= UINT32_MAX
+			  ? (uint32_t)v
+			  : t->logical;
+	t->min_io = attr_u64(syspath, "queue/minimum_io_size", &v) && v && v <= UINT32_MAX
+			? (uint32_t)v
+			: t->logical;
+	t->opt_io = attr_u64(syspath, "queue/optimal_io_size", &v) && v <= UINT32_MAX
+			? (uint32_t)v
+			: 0;
 	/* libblkid clamps -1 to 0; the kernel's "cannot align" must survive */
 	t->align_off = attr_s64(syspath, "alignment_offset", &s) ? s : 0;
 }
@@ -258,19 +297,82 @@ int scan_props_parse(const char *uevent, const char *db, struct pa_dev *d)
 }
 
 /*
- * One entry of /sys/class/block.  @cfd is that directory; @parent receives the
- * kernel name of a partition's disk (the directory above it in sysfs).
+ * One entry of /sys/class/block (s->cfd) into @out; nothing is added for a
+ * device the scan skips.  A partition's d->parent_name is the kernel name of
+ * its disk (the directory above it in sysfs), a kpartx map's that of its map.
  */
-static int add_device(int cfd, const char *name, struct pa_devlist *out,
-		      struct props *u)
+/* A partition's number, start and kernel alignment, and the name of its disk. */
+static void read_part(struct scan *s, const char *name, int dfd, struct pa_dev *d)
 {
+	char link[PATH_MAX];
+	uint64_t v;
+	ssize_t n;
+	int cfd = s->cfd;
+
+	d->kind = PA_KIND_PART;
+	if (attr_u64(dfd, "partition", &v))
+		d->partno = (unsigned int)v;
+	if (attr_u64(dfd, "start", &v)) {
+		/* sysfs counts in 512-byte units on every device */
+		d->start = v * 512;
+		d->start_known = true;
+	}
+	d->kalign_known = attr_s64(dfd, "alignment_offset", &d->kernel_align);
+	/* the disk is the directory above: .../block/sda/sda1 */
+	n = readlinkat(cfd, name, link, sizeof(link) - 1);
+	if (n > 0) {
+		char *slash;
+
+		link[n] = '\0';
+		slash = strrchr(link, '/');
+		if (slash) {
+			*slash = '\0';
+			slash = strrchr(link, '/');
+			d->parent_name = strdup(slash ? slash + 1 : link);
+		}
+	}
+}
+
+/* Anything but a kernel partition: its topology and kind. */
+static int read_whole(int dfd, const char *name, struct pa_dev *d)
+{
+	int rc;
+
+	read_topology(dfd, &d->topo);
+	if (strncmp(name, "dm-", 3) == 0 && attr_exists(dfd, "dm")) {
+		d->dm_uuid = attr_dup(dfd, "dm/uuid");
+		d->dm_name = attr_dup(dfd, "dm/name");
+		d->kind = dm_kind(d->dm_uuid);
+		if (d->kind == PA_KIND_PART) {
+			/* kpartx partition: its own offset is the stacked one */
+			d->kalign_known = true;
+			d->kernel_align = d->topo.align_off;
+			d->partno = (unsigned int)strtoul(d->dm_uuid + 4, NULL, 10);
+			rc = read_names(dfd, "slaves", &d->parent_name);
+			if (rc < 0)
+				return rc;
+		}
+	} else if (strncmp(name, "md", 2) == 0 && attr_exists(dfd, "md")) {
+		d->kind = PA_KIND_MD;
+	} else if (strncmp(name, "loop", 4) == 0) {
+		d->kind = PA_KIND_LOOP;
+		d->backing_file = attr_dup(dfd, "loop/backing_file");
+	} else {
+		d->kind = PA_KIND_DISK;
+	}
+	return 0;
+}
+
+static int add_device(struct scan *s, const char *name, struct pa_devlist *out)
+{
+	struct props *u = &s->u;
+	int cfd = s->cfd;
 	char link[PATH_MAX];
 	unsigned int ma = 0, mi = 0;
 	struct pa_dev *d = NULL;
 	const char *devname;
 	bool part;
 	uint64_t v, size;
-	ssize_t n;
 	size_t len;
 	int dfd, rc = -ENOMEM;
 
@@ -306,7 +408,7 @@ static int add_device(int cfd, const char *name, struct pa_devlist *out,
 		ma = (unsigned int)strtoul(vma, NULL, 10);
 		mi = (unsigned int)strtoul(vmi, NULL, 10);
 	}
-	snprintf(link, sizeof(link), "/run/udev/data/b%u:%u", ma, mi);
+	snprintf(link, sizeof(link), "%s/run/udev/data/b%u:%u", s->root, ma, mi);
 	read_whole_file(AT_FDCWD, link, u->db, sizeof(u->db));
 
 	d = pa_dev_new();
@@ -324,51 +426,11 @@ static int add_device(int cfd, const char *name, struct pa_devlist *out,
 		goto fail;
 
 	if (part) {
-		d->kind = PA_KIND_PART;
-		if (attr_u64(dfd, "partition", &v))
-			d->partno = (unsigned int)v;
-		if (attr_u64(dfd, "start", &v)) {
-			/* sysfs counts in 512-byte units on every device */
-			d->start = v * 512;
-			d->start_known = true;
-		}
-		d->kalign_known = attr_s64(dfd, "alignment_offset", &d->kernel_align);
-		/* the disk is the directory above: .../block/sda/sda1 */
-		n = readlinkat(cfd, name, link, sizeof(link) - 1);
-		if (n > 0) {
-			char *slash;
-
-			link[n] = '\0';
-			slash = strrchr(link, '/');
-			if (slash) {
-				*slash = '\0';
-				slash = strrchr(link, '/');
-				d->parent_name = strdup(slash ? slash + 1 : link);
-			}
-		}
+		read_part(s, name, dfd, d);
 	} else {
-		read_topology(dfd, &d->topo);
-		if (strncmp(name, "dm-", 3) == 0 && attr_exists(dfd, "dm")) {
-			d->dm_uuid = attr_dup(dfd, "dm/uuid");
-			d->dm_name = attr_dup(dfd, "dm/name");
-			d->kind = dm_kind(d->dm_uuid);
-			if (d->kind == PA_KIND_PART) {
-				/* kpartx partition: its own offset is the stacked one */
-				d->kalign_known = true;
-				d->kernel_align = d->topo.align_off;
-				d->partno = (unsigned int)strtoul(d->dm_uuid + 4, NULL, 10);
-				rc = read_names(dfd, "slaves", &d->parent_name);
-				if (rc < 0)
-					goto fail;
-			}
-		} else if (strncmp(name, "md", 2) == 0 && attr_exists(dfd, "md")) {
-			d->kind = PA_KIND_MD;
-		} else if (strncmp(name, "loop", 4) == 0) {
-			d->kind = PA_KIND_LOOP;
-			d->backing_file = attr_dup(dfd, "loop/backing_file");
-		} else {
-			d->kind = PA_KIND_DISK;
-		}
+		rc = read_whole(dfd, name, d);
+		if (rc < 0)
+			goto fail;
 	}
 	rc = -ENOMEM;
 	if (fill_props(u, d, dfd, part || d->kind == PA_KIND_PART) < 0 ||
@@ -459,8 +521,32 @@ static void drop_orphans(struct pa_devlist *l)
 	l->n = k;
 }
 
+/*
+ * Where kpartx map @d starts on its map: the kernel's table, or below a root
+ * the dump's copy of it (dm/<major>:<minor>).  Only a missing copy is said.
+ */
+static int dm_start(struct scan *s, const struct pa_dev *d, uint64_t *start)
+{
+	char path[PATH_MAX], text[4096];
+
+	if (!s->sysroot)
+		return scan_dm_linear_start(d->major, d->minor, start);
+	snprintf(path, sizeof(path), "%s/dm/%u:%u", s->root, d->major, d->minor);
+	if (access(path, R_OK) < 0) {
+		int rc = -errno;
+
+		if (s->diags && pa_diag_add(s->diags, d->path, rc,
+					    "no device-mapper table in %s/dm: start unknown",
+					    s->root) < 0)
+			return -ENOMEM;
+		return rc;
+	}
+	read_whole_file(AT_FDCWD, path, text, sizeof(text));
+	return scan_dm_table_text_start(text, start);
+}
+
 /* Second pass: partitions to their disks, kpartx maps to their map, paths to maps. */
-static int link_devices(struct pa_devlist *l)
+static int link_devices(struct scan *s, struct pa_devlist *l)
 {
 	struct name_index ix = {.n = l->n};
 	size_t i;
@@ -483,7 +569,7 @@ static int link_devices(struct pa_devlist *l)
 			continue;
 		if (!d->dm_uuid)
 			d->topo = d->disk->topo;
-		else if (scan_dm_linear_start(d->major, d->minor, &d->start) == 0) {
+		else if (dm_start(s, d, &d->start) == 0) {
 			/* a kpartx map at a known start is a partition of the map */
 			d->start_known = true;
 			d->topo = d->disk->topo;
@@ -546,18 +632,64 @@ static int work_add_list(struct worklist *w, const char *list)
 	return rc;
 }
 
-/* The whole disk in /sys/class/block for a user's path (a partition's disk). */
-static int work_add_path(struct worklist *w, int cfd, const char *path)
+/*
+ * Below a root there are no device nodes: the kernel name of a user's path
+ * comes from its text ("/dev/sdb1", "sdb1", "/dev/mapper/NAME").
+ */
+static bool root_kernel_name(const struct scan *s, const char *path, char *name, size_t len)
 {
-	char link[PATH_MAX], sys[64];
+	const char *p = strncmp(path, "/dev/", 5) == 0 ? path + 5 : path;
+	struct dirent *de;
+	char buf[256], attr[PATH_MAX];
+	DIR *dir;
+	int fd;
+	bool found = false;
+
+	if (strncmp(p, "mapper/", 7) != 0) {
+		if (!*p || strchr(p, '/') || p[0] == '.' || faccessat(s->cfd, p, F_OK, 0) < 0)
+			return false;
+		snprintf(name, len, "%s", p);
+		return true;
+	}
+	fd = openat(s->cfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	dir = fd < 0 ? NULL : fdopendir(fd);
+	if (!dir) {
+		if (fd >= 0)
+			close(fd);
+		return false;
+	}
+	while (!found && (de = readdir(dir))) {
+		if (strncmp(de->d_name, "dm-", 3) != 0)
+			continue;
+		snprintf(attr, sizeof(attr), "%s/dm/name", de->d_name);
+		if (read_attr_at(s->cfd, attr, buf, sizeof(buf)) == 0 && strcmp(buf, p + 7) == 0) {
+			snprintf(name, len, "%s", de->d_name);
+			found = true;
+		}
+	}
+	closedir(dir);
+	return found;
+}
+
+/* The whole disk in /sys/class/block for a user's path (a partition's disk). */
+static int work_add_path(struct worklist *w, const struct scan *s, const char *path)
+{
+	char link[PATH_MAX], sys[PATH_MAX], name[256];
 	struct stat st;
 	char *base, *slash;
 	ssize_t n;
 
-	if (stat(path, &st) < 0 || !S_ISBLK(st.st_mode))
-		return 0; /* the caller reports it */
-	snprintf(sys, sizeof(sys), "/sys/dev/block/%u:%u", major(st.st_rdev), minor(st.st_rdev));
-	n = readlink(sys, link, sizeof(link) - 1);
+	if (s->sysroot) {
+		if (!root_kernel_name(s, path, name, sizeof(name)))
+			return 0; /* the caller reports it */
+		n = readlinkat(s->cfd, name, link, sizeof(link) - 1);
+	} else {
+		if (stat(path, &st) < 0 || !S_ISBLK(st.st_mode))
+			return 0; /* the caller reports it */
+		snprintf(sys, sizeof(sys), "/sys/dev/block/%u:%u", major(st.st_rdev),
+			 minor(st.st_rdev));
+		n = readlink(sys, link, sizeof(link) - 1);
+	}
 	if (n <= 0)
 		return 0;
 	link[n] = '\0';
@@ -566,7 +698,7 @@ static int work_add_path(struct worklist *w, int cfd, const char *path)
 		return 0;
 	*base++ = '\0';
 	snprintf(sys, sizeof(sys), "%s/partition", base);
-	if (faccessat(cfd, sys, F_OK, 0) == 0 && (slash = strrchr(link, '/')))
+	if (faccessat(s->cfd, sys, F_OK, 0) == 0 && (slash = strrchr(link, '/')))
 		return work_add(w, slash + 1, strlen(slash + 1));
 	return work_add(w, base, strlen(base));
 }
@@ -592,26 +724,34 @@ static int work_add_partitions(struct worklist *w, int cfd, const char *name)
 	return rc;
 }
 
-static int scan_named(int cfd, const struct pa_scan_opts *o, struct pa_devlist *out,
-		      struct props *u)
+static void work_free(struct worklist *w)
+{
+	size_t i;
+
+	for (i = 0; i < w->n; i++)
+		free(w->v[i]);
+	free(w->v);
+}
+
+static int scan_named(struct scan *s, const struct pa_scan_opts *o, struct pa_devlist *out)
 {
 	struct worklist w = {0};
 	size_t i;
 	int rc = 0;
 
 	for (i = 0; i < o->nnames && rc == 0; i++)
-		rc = work_add_path(&w, cfd, o->names[i]);
+		rc = work_add_path(&w, s, o->names[i]);
 	while (rc == 0 && w.next < w.n) {
 		const char *name = w.v[w.next++];
 		size_t before = out->n;
 		struct pa_dev *d;
 
-		rc = add_device(cfd, name, out, u);
+		rc = add_device(s, name, out);
 		if (rc < 0 || out->n == before)
 			continue;
 		d = out->v[before];
 		if (d->kind != PA_KIND_PART)
-			rc = work_add_partitions(&w, cfd, name);
+			rc = work_add_partitions(&w, s->cfd, name);
 		if (rc == 0)
 			rc = work_add_list(&w, d->holders);
 		if (rc == 0 && d->kind == PA_KIND_MPATH)
@@ -619,39 +759,116 @@ static int scan_named(int cfd, const struct pa_scan_opts *o, struct pa_devlist *
 		if (rc == 0 && d->kind == PA_KIND_PART)
 			rc = work_add_list(&w, d->parent_name);
 	}
-	for (i = 0; i < w.n; i++)
-		free(w.v[i]);
-	free(w.v);
+	work_free(&w);
 	return rc;
+}
+
+/* A scan below @root (NULL or "": the host): s->cfd open, or -errno. */
+static int scan_open(const char *root, struct pa_diags *diags, struct scan **out)
+{
+	char path[PATH_MAX];
+	struct scan *s = malloc(sizeof(*s));
+	int rc;
+
+	if (!s)
+		return -ENOMEM;
+	s->root = root ? root : "";
+	s->sysroot = s->root[0] != '\0';
+	s->diags = diags;
+	if ((size_t)snprintf(path, sizeof(path), "%s/sys/class/block", s->root) >= sizeof(path)) {
+		free(s);
+		return -ENAMETOOLONG;
+	}
+	s->cfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (s->cfd < 0) {
+		rc = -errno;
+		free(s);
+		return rc;
+	}
+	*out = s;
+	return 0;
+}
+
+static void scan_close(struct scan *s)
+{
+	close(s->cfd);
+	free(s);
 }
 
 int scan_devices(const struct pa_scan_opts *o, struct pa_devlist *out,
 		 struct pa_diags *diags)
 {
-	struct props *u = malloc(sizeof(*u));
+	struct scan *s;
 	struct dirent *de;
 	DIR *dir;
-	int rc = 0;
+	int fd, rc;
 
-	if (!u)
-		return -ENOMEM;
-	dir = opendir("/sys/class/block");
-	if (!dir) {
-		rc = -errno;
-		free(u);
+	rc = scan_open(o ? o->root : NULL, diags, &s);
+	if (rc < 0)
 		return rc;
-	}
-	if (o && o->names)
-		rc = scan_named(dirfd(dir), o, out, u);
-	else
+	if (o && o->names) {
+		rc = scan_named(s, o, out);
+	} else {
+		fd = openat(s->cfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		dir = fd < 0 ? NULL : fdopendir(fd);
+		if (!dir) {
+			rc = -errno;
+			if (fd >= 0)
+				close(fd);
+			scan_close(s);
+			return rc;
+		}
 		while (rc == 0 && (de = readdir(dir)))
-			rc = add_device(dirfd(dir), de->d_name, out, u);
-	closedir(dir);
-	free(u);
+			rc = add_device(s, de->d_name, out);
+		closedir(dir);
+	}
 	if (rc == 0)
-		rc = link_devices(out);
+		rc = link_devices(s, out);
 	if (rc == 0)
-		rc = scan_mounts_fill(out);
+		rc = scan_mounts_fill(out, s->root);
+	scan_close(s);
+	return rc;
+}
+
+int scan_sysfs_read_one(const char *root, const char *name, struct pa_devlist *l,
+			struct pa_dev **out)
+{
+	struct worklist w = {0};
+	struct scan *s;
+	size_t before = l->n;
+	int rc;
+
+	if (!*name || strchr(name, '/') || name[0] == '.')
+		return -EINVAL;
+	rc = scan_open(root, NULL, &s);
+	if (rc < 0)
+		return rc;
+	if (faccessat(s->cfd, name, F_OK, 0) < 0) {
+		rc = -errno;
+		goto out;
+	}
+	rc = add_device(s, name, l);
+	if (rc < 0)
+		goto out;
+	if (l->n == before) {
+		rc = -ENODEV;
+		goto out;
+	}
+	/* a partition is read with what it lives on, and only that */
+	if (l->v[before]->kind == PA_KIND_PART)
+		rc = work_add_list(&w, l->v[before]->parent_name);
+	while (rc == 0 && w.next < w.n)
+		rc = add_device(s, w.v[w.next++], l);
+	if (rc == 0)
+		rc = link_devices(s, l);
+	if (rc == 0) {
+		*out = pa_devlist_find_name(l, name);
+		if (!*out)
+			rc = -ENODEV; /* a partition whose disk the scan skips */
+	}
+out:
+	work_free(&w);
+	scan_close(s);
 	return rc;
 }
 
@@ -665,4 +882,25 @@ int scan_lookup(const struct pa_devlist *l, const char *path, struct pa_dev **ou
 		return -ENOTBLK;
 	*out = pa_devlist_find_devno(l, major(st.st_rdev), minor(st.st_rdev));
 	return *out ? 0 : -ENODEV;
+}
+
+int scan_lookup_root(const struct pa_devlist *l, const char *root, const char *path,
+		     struct pa_dev **out)
+{
+	const char *p = strncmp(path, "/dev/", 5) == 0 ? path + 5 : path;
+	size_t i;
+
+	if (!root || !*root)
+		return scan_lookup(l, path, out);
+	for (i = 0; i < l->n; i++) {
+		struct pa_dev *d = l->v[i];
+
+		if ((d->path && strcmp(d->path, path) == 0) || strcmp(d->name, p) == 0 ||
+		    (strncmp(p, "mapper/", 7) == 0 && d->dm_name &&
+		     strcmp(d->dm_name, p + 7) == 0)) {
+			*out = d;
+			return 0;
+		}
+	}
+	return -ENODEV;
 }

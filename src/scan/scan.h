@@ -1,7 +1,9 @@
 /*
- * The scanner: fills a struct pa_devlist from libudev, sysfs, /proc and, only
- * when asked (--probe), libblkid.  The default scan opens no device node and
- * reads no device data, so a dead SAN path cannot hang it.
+ * The scanner: fills a struct pa_devlist from sysfs, the udev database files,
+ * /proc, the device-mapper tables and, only when asked (--probe), libblkid.
+ * The default scan opens no device node and reads no device data, so a dead
+ * SAN path cannot hang it.  Every file it reads can sit below a root
+ * directory (a `partalign dump`, check --sysroot) instead of the host's /.
  */
 #ifndef PARTALIGN_SCAN_H
 #define PARTALIGN_SCAN_H
@@ -22,13 +24,21 @@ struct pa_scan_opts {
 	 */
 	char *const *names;
 	size_t nnames;
+	/*
+	 * A directory that stands for the host's / (sys/class/block,
+	 * sys/dev/block, run/udev/data, proc/self/mountinfo, proc/swaps, and
+	 * dm/<major>:<minor> for the device-mapper tables a live scan asks the
+	 * kernel for), as `partalign dump` writes it.  NULL: the host itself.
+	 */
+	const char *root;
 };
 
 /*
- * Enumerate the block devices of the host (all, or o->names and their
- * neighbourhood) into @out (empty on entry).
- * Devices that cannot be read are reported in @diags and skipped; the
- * return value is 0, or -errno when the scan as a whole failed.
+ * Enumerate the block devices of the host or of o->root (all, or o->names
+ * and their neighbourhood) into @out (empty on entry).  What could not be
+ * read and was left out (a kpartx map's start when the dump has no table for
+ * it) is reported in @diags; the return value is 0, or -errno when the scan
+ * as a whole failed (-ENOENT: no sys/class/block below o->root).
  */
 int scan_devices(const struct pa_scan_opts *o, struct pa_devlist *out,
 		 struct pa_diags *diags);
@@ -39,6 +49,35 @@ int scan_devices(const struct pa_scan_opts *o, struct pa_devlist *out,
  * file), -ENOTBLK (not a block device) or -ENODEV (not in the scan).
  */
 int scan_lookup(const struct pa_devlist *l, const char *path, struct pa_dev **out);
+
+/*
+ * scan_lookup() for a devlist scanned below @root (NULL: the host, as
+ * scan_lookup).  Below a root no device node exists: @path is matched by
+ * name ("/dev/sdb", "sdb", "/dev/mapper/NAME", "/dev/dm-3").  Returns 0 or
+ * -ENODEV.
+ */
+int scan_lookup_root(const struct pa_devlist *l, const char *root, const char *path,
+		     struct pa_dev **out);
+
+/*
+ * One block device, for partalign udev: /sys/class/block/@name ("sdb1",
+ * "dm-3") below @root (NULL: the host) read exactly as scan_devices() reads
+ * it, with the device below it when it is a partition (its disk, or a kpartx
+ * map's multipath map) and nothing else: no enumeration of the host, no
+ * mount table.  *out points into @l.  Returns 0, -EINVAL (not a kernel
+ * name), -ENOENT (no such device), -ENODEV (a device the scan skips: unbound
+ * loop, ram, empty) or -errno.
+ */
+int scan_sysfs_read_one(const char *root, const char *name, struct pa_devlist *l,
+			struct pa_dev **out);
+
+/*
+ * The files below a device's sysfs directory that the scan reads, NULL
+ * terminated ("size", "queue/logical_block_size", "dm/uuid"...); holders/
+ * and slaves/ are read as directories besides.  `partalign dump` copies
+ * exactly these.
+ */
+extern const char *const scan_sysfs_attrs[];
 
 /*
  * --probe: open @whole read-only, read its on-disk table and the signatures
@@ -57,11 +96,24 @@ char *scan_probe_signature(int fd, uint64_t off, uint64_t size);
 /* Start (in bytes) of dm device @major:@minor inside the single device below it. */
 int scan_dm_linear_start(unsigned int major, unsigned int minor, uint64_t *start);
 
+/*
+ * The table of dm device @major:@minor as `dmsetup table` prints it, one
+ * "START LENGTH TYPE PARAMS" line per target, malloc'd in *text (for
+ * partalign dump).  Returns 0 or -errno (no device-mapper: -ENOENT).
+ */
+int scan_dm_table_text(unsigned int major, unsigned int minor, char **text);
+
+/*
+ * The start (bytes) of the single linear target at sector 0 in the table
+ * text @text (scan_dm_table_text's format); -EOPNOTSUPP for anything else.
+ */
+int scan_dm_table_text_start(const char *text, uint64_t *start);
+
 /* How many times dm device @major:@minor is open (DM_DEV_STATUS). */
 int scan_dm_open_count(unsigned int major, unsigned int minor, int *count);
 
-/* Mount points and swap areas by device number, from /proc (internal). */
-int scan_mounts_fill(struct pa_devlist *l);
+/* Mount points and swap areas by device number, from @root/proc (internal; root "" is /). */
+int scan_mounts_fill(struct pa_devlist *l, const char *root);
 /* The same from open mountinfo and swaps streams (either may be NULL). */
 int scan_mounts_parse(struct pa_devlist *l, FILE *mountinfo, FILE *swaps);
 

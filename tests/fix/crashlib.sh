@@ -146,7 +146,7 @@ crash_sweep() {
 					assert_eq "$newsg" "$(sgdisk_view "$dev")" \
 						"$name: $mode at step $n ($what): sgdisk -p of the new table"
 				fi
-				if sgdisk -v "$dev" 2>&1 | grep -q '^No problems found'; then
+				if sgdisk -v "$dev" 2>&1 | grep '^No problems found' >/dev/null; then
 					sg=clean
 				else
 					sg="PROBLEMS"

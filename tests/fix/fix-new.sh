@@ -33,7 +33,7 @@ blank() {
 	expect_rc 1 "$name: fix --new"
 	echo "$want" >"$T_TMP/want"
 	verify_fixed "$dev" "$g" "$T_TMP/want"
-	sgdisk -i 1 "$dev" | grep -qx "Partition name: 'data $name'" ||
+	sgdisk -i 1 "$dev" | grep -x "Partition name: 'data $name'" >/dev/null ||
 		fail "$name: sgdisk -i 1: $(sgdisk -i 1 "$dev")"
 	[ -z "$(blkid -p -o value -s TYPE "${dev}p1" 2>/dev/null)" ] ||
 		fail "$name: the new partition holds a signature"

@@ -99,7 +99,7 @@ FS_JOURNAL="$J" FS_COUNT=disk FS_AT=5 FS_MODE=kill LD_PRELOAD="$SHIM" \
 	--backup-dir "$BK" "$w"
 [ "$PA_RC" = 137 ] || fail "the move was not killed: exit $PA_RC: $(cat "$T_TMP/err")"
 # the marker, as sgdisk sees it: a partition of type FFFF
-sgdisk -p "$w" | grep -q ' FFFF ' || fail "no move marker after the kill: $(sgdisk -p "$w")"
+sgdisk -p "$w" | grep ' FFFF ' >/dev/null || fail "no move marker after the kill: $(sgdisk -p "$w")"
 [ -n "$(find "$J" -type f -name '*.journal')" ] || fail "no journal after the kill"
 partx -d "$w"
 losetup -d "$w"

@@ -33,7 +33,7 @@ mapfile -t cols < <(awk '{ print $1 }' "$out")
 for c in NAME PATH DISK TYPE START SIZE LOG-SEC PHY-SEC MIN-IO OPT-IO ALIGNMENT \
 	PHYSICAL OPTIMAL POLICY REASON WWN SERIAL FSTYPE MOUNTPOINTS HOLDERS TABLE \
 	PARTLABEL PARTUUID; do
-	printf '%s\n' "${cols[@]}" | grep -qx -- "$c" || fail "--list-columns: no $c"
+	printf '%s\n' "${cols[@]}" | grep -x -- "$c" >/dev/null || fail "--list-columns: no $c"
 done
 all=$(
 	IFS=,

@@ -104,7 +104,7 @@ after_crash() {
 				fail "crash $k ($first): resume exit 0: $(cat "$T_TMP/out")"
 			[ "$(sums_of "${DEV[$bs]}" 1 2)" = "${SUMS[$bs]}" ] ||
 				fail "crash $k ($first): data moved on a disk that records no move"
-			! sfdisk -d "${DEV[$bs]}" | grep -qi "type=$MOVE_TYPE" ||
+			! sfdisk -d "${DEV[$bs]}" | grep -i "type=$MOVE_TYPE" >/dev/null ||
 				fail "crash $k ($first): the disk is marked, yet nothing to resume"
 			pa_move "${DEV[$bs]}"
 			[ "$PA_RC" = 1 ] || fail "crash $k ($first): fresh move exit $PA_RC: $(cat "$T_TMP/err")"

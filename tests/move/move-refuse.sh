@@ -32,7 +32,7 @@ expect_err "no room to move partition 1 to an aligned start: grow the LUN by 2.0
 unchanged "$dev" "$s" "a refused move (no room)"
 run_pa plan --move-data --journal "$J" -J -o NUM,REFUSED "$dev"
 expect_rc 4 "plan, no room"
-jq -r '.plan[].refused' "$T_TMP/out" | grep -q "grow the LUN by 2.0 MiB (2079744 bytes)" ||
+jq -r '.plan[].refused' "$T_TMP/out" | grep "grow the LUN by 2.0 MiB (2079744 bytes)" >/dev/null ||
 	fail "plan does not show the refusal: $(cat "$T_TMP/out")"
 
 echo "# no room between partitions: free space after partition 1"
@@ -94,9 +94,9 @@ run_pa check --probe "$dev"
 expect_rc 4 "check --probe with an unfinished move"
 expect_err "warning: $dev: an unfinished data move $mid is recorded on the disk" "check --probe"
 # what another tool sees: the marker type and name (sgdisk reads the disk)
-sgdisk -i 1 "$dev" | grep -q "DB991ED2-F649-406F-B0F6-8BE79B36CD64" ||
+sgdisk -i 1 "$dev" | grep "DB991ED2-F649-406F-B0F6-8BE79B36CD64" >/dev/null ||
 	fail "partition 1 does not carry the move type: $(sgdisk -i 1 "$dev")"
-sgdisk -i 1 "$dev" | grep -qF "partalign-move $mid" || fail "partition 1's name is no marker"
+sgdisk -i 1 "$dev" | grep -F "partalign-move $mid" >/dev/null || fail "partition 1's name is no marker"
 
 run_pa plan --journal "$J" -J -o NUM,REFUSED "$dev"
 expect_rc 4 "plan with an unfinished move"

@@ -79,7 +79,7 @@ assert_eq "$D2" "$(jq -r '.disks[1].device' "$T_TMP/out.1")" "size: in the chroo
 assert_eq written "$(jq -r .rules.result "$T_TMP/out.1")" "first run: rules"
 assert_eq /etc/udev/rules.d/99-oracle-asmdevices.rules "$(jq -r .rules.file "$T_TMP/out.1")" \
 	"first run: rules file (as the chroot sees it)"
-jq -r .msg "$T_TMP/out.1" | grep -q "chroot: udev not triggered" ||
+jq -r .msg "$T_TMP/out.1" | grep "chroot: udev not triggered" >/dev/null ||
 	fail "the summary does not say the chroot kept udev from being triggered: $(jq -r .msg "$T_TMP/out.1")"
 grep -q "running in a chroot" "$T_TMP/err.1" || fail "the log does not mention the chroot"
 
@@ -90,7 +90,7 @@ for pair in "DATA01 $D1" "DATA02 $D2"; do
 	bad=$(layout_ok "$2" "$1")
 	[ -z "$bad" ] || fail "$1 on $2: $bad"
 	rule=$(rule_for "$RULES" "$1")
-	printf '%s\n' "$rule" | grep -qF "ENV{ID_PART_ENTRY_UUID}==\"$(part_uuid "$2")\"" ||
+	printf '%s\n' "$rule" | grep -F "ENV{ID_PART_ENTRY_UUID}==\"$(part_uuid "$2")\"" >/dev/null ||
 		fail "$1: rule: $rule"
 done
 [ -n "$(find "$C/var/lib/partalign/backup" -type f)" ] || fail "no backup inside the chroot"

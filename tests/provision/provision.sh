@@ -79,16 +79,16 @@ for pair in "DATA1 $D1" "DATA2 $D2" "DATA3 $D3" "DATA4 $D4"; do
 	[ -z "$bad" ] || fail "$1 on $2: $bad"
 	rule=$(rule_for "$RULES" "$1")
 	[ "$(printf '%s\n' "$rule" | grep -c .)" = 1 ] || fail "$1: not exactly one rule: $rule"
-	printf '%s\n' "$rule" | grep -qF "ENV{ID_PART_ENTRY_UUID}==\"$(part_uuid "$2")\"" ||
+	printf '%s\n' "$rule" | grep -F "ENV{ID_PART_ENTRY_UUID}==\"$(part_uuid "$2")\"" >/dev/null ||
 		fail "$1: the rule does not match its partition's UUID: $rule"
-	printf '%s\n' "$rule" | grep -q 'ENV{DEVTYPE}=="partition"' ||
+	printf '%s\n' "$rule" | grep 'ENV{DEVTYPE}=="partition"' >/dev/null ||
 		fail "$1: the rule does not match partitions only: $rule"
 done
 assert_eq 4 "$(grep -c 'SYMLINK+="oracleasm/' "$RULES")" "rules in the file"
 assert_eq 4 "$(jq '.disks | length' "$T_TMP/out.json")" "disks in the summary"
-rule_for "$RULES" DATA2 | grep -q 'OWNER="oracle", GROUP="asmadmin", MODE="0640"' ||
+rule_for "$RULES" DATA2 | grep 'OWNER="oracle", GROUP="asmadmin", MODE="0640"' >/dev/null ||
 	fail "DATA2: owner=/mode= not applied: $(rule_for "$RULES" DATA2)"
-rule_for "$RULES" DATA3 | grep -q 'OWNER="grid", GROUP="asmadmin", MODE="0660"' ||
+rule_for "$RULES" DATA3 | grep 'OWNER="grid", GROUP="asmadmin", MODE="0660"' >/dev/null ||
 	fail "DATA3: global owner/group/mode not applied: $(rule_for "$RULES" DATA3)"
 grep -q 'udev not triggered' <<<"$(jq -r .msg "$T_TMP/out.json")" ||
 	fail "--root: the summary does not say that udev was not triggered"
@@ -150,7 +150,7 @@ fs_before=$(disk_sums "$D5")
 printf 'rules /etc/udev/rules.d/98-other.rules\nFS1 %s\nNEW1 %s\n' "$D5" "$D6" >"$T_TMP/fs.conf"
 prov 5 "$T_TMP/fs.conf"
 assert_eq refused "$(disk FS1 action)" "filesystem disk: action"
-disk FS1 reason | grep -q ext4 || fail "filesystem disk: reason: $(disk FS1 reason)"
+disk FS1 reason | grep ext4 >/dev/null || fail "filesystem disk: reason: $(disk FS1 reason)"
 assert_eq null "$(disk FS1 partition)" "filesystem disk: partition"
 assert_eq created "$(disk NEW1 action)" "blank disk beside it: action"
 assert_eq skipped "$(jq -r .rules.result "$T_TMP/out.json")" "rules with a refused disk"
@@ -164,7 +164,7 @@ printf 'OTHER %s\n' "$D1" >"$T_TMP/other.conf"
 before=$(disk_sums "$D1")
 prov 4 "$T_TMP/other.conf"
 assert_eq refused "$(disk OTHER action)" "another name: action"
-disk OTHER reason | grep -q "named DATA1, not OTHER" ||
+disk OTHER reason | grep "named DATA1, not OTHER" >/dev/null ||
 	fail "another name: reason: $(disk OTHER reason)"
 assert_eq "$before" "$(disk_sums "$D1")" "another name: disk content"
 
@@ -188,7 +188,7 @@ printf 'AMB %s\n' "size:${SZ3}MiB" >"$T_TMP/amb.conf"
 prov 8 "$T_TMP/amb.conf"
 assert_eq error "$(disk AMB action)" "ambiguous size: action"
 assert_eq null "$(disk AMB device)" "ambiguous size: device"
-disk AMB reason | grep -q "2 blank disks" || fail "ambiguous size: reason: $(disk AMB reason)"
+disk AMB reason | grep "2 blank disks" >/dev/null || fail "ambiguous size: reason: $(disk AMB reason)"
 assert_eq "$before" "$(disk_sums "$D8" "$D9")" "ambiguous size: disk contents"
 
 # --- JSON escaping: a selector with a quote and a backslash ------------------

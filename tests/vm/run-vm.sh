@@ -100,7 +100,7 @@ pvh_kernel() {
 			tail -c +$((off + 1)) "$img" | $tool 2>/dev/null >"$run/vmlinux" || true
 			# 0x12: XEN_ELFNOTE_PHYS32_ENTRY, the PVH entry point qemu needs
 			if [ "$(head -c 4 "$run/vmlinux" | od -An -c | tr -d ' ')" = '177ELF' ] &&
-				readelf -n "$run/vmlinux" 2>/dev/null | grep -q 'note type: (0x00000012)'; then
+				readelf -n "$run/vmlinux" 2>/dev/null | grep 'note type: (0x00000012)' >/dev/null; then
 				mv "$run/vmlinux" "$out"
 				break
 			fi

@@ -126,7 +126,7 @@ vm_disks_by_serial() {
 	for s in /sys/block/*; do
 		n=${s##*/}
 		case $n in loop* | ram* | zram* | dm-*) continue ;; esac
-		vm_serials "$n" | grep -qxF "$1" && echo "$n"
+		vm_serials "$n" | grep -xF "$1" >/dev/null && echo "$n"
 	done
 }
 

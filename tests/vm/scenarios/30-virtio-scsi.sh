@@ -10,7 +10,7 @@ if vm_topology "$disk" "$label" "512 4096 - - 0" && vm_layout "$disk" "$label"; 
 	bad=
 	for p in $(vm_kernel_parts "$disk"); do
 		[ "$(vm_json "$p" serial)" = pa-scsihd ] || bad="$bad $p:serial=$(vm_json "$p" serial)"
-		vm_json "$p" wwn | grep -qi 5000c500a1b2c301 || bad="$bad $p:wwn=$(vm_json "$p" wwn)"
+		vm_json "$p" wwn | grep -i 5000c500a1b2c301 >/dev/null || bad="$bad $p:wwn=$(vm_json "$p" wwn)"
 	done
 	if [ -z "$bad" ]; then
 		vm_pass "$label/ids" "serial pa-scsihd and WWN 0x5000c500a1b2c301 on every row"

@@ -127,7 +127,7 @@ check_links() {
 			IFS=';'
 			for k in $keys 'ENV{DEVTYPE}=="partition"'; do
 				case $name:$k in ASM_MPATH:*DEVTYPE*) continue ;; esac
-				echo "$line" | grep -qF "$k" || bad="$bad; the rule lacks $k"
+				echo "$line" | grep -F "$k" >/dev/null || bad="$bad; the rule lacks $k"
 			done
 			unset IFS
 		fi

@@ -51,7 +51,7 @@ for d in $disks; do
 	ao=$(cat "$s/alignment_offset")
 	dsize=$(($(cat "$s/size") * 512))
 
-	if udevadm info --query=property --name="/dev/$d" | grep -q '^PARTALIGN_'; then
+	if udevadm info --query=property --name="/dev/$d" | grep '^PARTALIGN_' >/dev/null; then
 		vm_fail "$label/$d-disk" "the whole disk $d has PARTALIGN_ properties: $(udevadm info --query=property --name="/dev/$d" | grep '^PARTALIGN_' | tr '\n' ' ')"
 	else
 		vm_pass "$label/$d-disk" "no PARTALIGN_ properties on the whole disk $d"

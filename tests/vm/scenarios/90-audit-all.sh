@@ -19,7 +19,7 @@ want=
 for s in /sys/block/*; do
 	d=${s##*/}
 	case $d in loop* | ram* | zram*) continue ;; esac
-	echo "$held" | grep -qxF "$d" && continue
+	echo "$held" | grep -xF "$d" >/dev/null && continue
 	case $d in
 	dm-*)
 		case $(cat "$s/dm/uuid" 2>/dev/null) in

@@ -1,0 +1,1123 @@
+/*
+ * Alignment through a storage stack.  The caller describes the stack as
+ * plain structs (core/stack.h); this module walks byte 0 of each segment of a
+ * stacked device down to every disk it lands on, keeping the summands of the
+ * offset (partition start, pe_start, extents, data offset...) so that a
+ * misalignment can be blamed on the layer whose summand broke it.  Pure
+ * integer math: no I/O, no printing, no allocation.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/stack.h"
+#include "core/units.h"
+
+#define TERMS_MAX (2 * PA_STACK_DEPTH_MAX + 2)
+
+struct term {
+	enum pa_stack_term_kind kind;
+	unsigned int dev; /* the device whose layout contributes it */
+	uint64_t value;
+	uint64_t count; /* PA_TERM_EXTENTS: the PE number */
+};
+
+/* One way down the stack: the summands of the offset, bottom first. */
+struct walk {
+	struct term t[TERMS_MAX];
+	unsigned int n;
+	unsigned int path[PA_STACK_DEPTH_MAX + 1]; /* top first */
+	unsigned int npath;
+	uint64_t chunk; /* chunk of the nearest md/striped layer above, 0 if none */
+	unsigned int chunk_dev;
+};
+
+struct ctx {
+	const struct pa_stack *s;
+	const struct pa_grain *policy;
+	struct pa_stack_verdict *v; /* the segment being judged */
+	int score;		    /* of the worst landing recorded in *v */
+	unsigned long steps;	    /* layers visited, bounded by PA_STACK_STEPS_MAX */
+	int blame_sev;		    /* of v->blame: 4 physical, 2 optimal, 1 policy */
+};
+
+static const char *dev_name(const struct pa_stack *s, unsigned int i)
+{
+	return s->dev[i].name ? s->dev[i].name : "?";
+}
+
+static const char *kind_word(enum pa_stack_kind k)
+{
+	switch (k) {
+	case PA_STACK_DISK:
+		return "disk";
+	case PA_STACK_PART:
+		return "partition";
+	case PA_STACK_DM:
+		return "dm device";
+	case PA_STACK_CRYPT:
+		return "crypt device";
+	case PA_STACK_MD:
+		return "md array";
+	case PA_STACK_LV:
+		return "LV";
+	}
+	return "device";
+}
+
+static uint64_t gcd64(uint64_t a, uint64_t b)
+{
+	while (b) {
+		uint64_t t = a % b;
+
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+/* lcm of @a and @b (either may be 0: then the other); 0 on overflow */
+static uint64_t lcm64(uint64_t a, uint64_t b)
+{
+	uint64_t r;
+
+	if (!a || !b)
+		return a ? a : b;
+	if (__builtin_mul_overflow(a / gcd64(a, b), b, &r))
+		return 0;
+	return r;
+}
+
+/* (x - off) mod g without underflow; g > 0 */
+static uint64_t residue(uint64_t x, uint64_t g, uint64_t off)
+{
+	uint64_t a = x % g, b = off % g;
+
+	return a >= b ? a - b : g - (b - a);
+}
+
+static void reason_add(char *buf, size_t size, const char *fmt, ...)
+{
+	char piece[PA_REASON_MAX];
+	size_t used = strlen(buf);
+	va_list ap;
+
+	if (!size)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(piece, sizeof(piece), fmt, ap);
+	va_end(ap);
+	if (strstr(buf, piece))
+		return;
+	if (used + 2 + strlen(piece) >= size) {
+		/* no room for the whole piece: say that more was left out, once */
+		if (used + 5 < size && (used < 3 || strcmp(buf + used - 3, "...")))
+			memcpy(buf + used, "; ...", 6);
+		return;
+	}
+	snprintf(buf + used, size - used, "%s%s", used ? "; " : "", piece);
+}
+
+/* ---- validation ---- */
+
+static int check_ref(const struct pa_stack *s, unsigned int self, unsigned int lower,
+		     uint64_t offset, uint64_t length)
+{
+	uint64_t end;
+
+	if (lower >= self)
+		return -EINVAL;
+	if (__builtin_add_overflow(offset, length, &end))
+		return -ERANGE;
+	return end > s->dev[lower].size ? -ERANGE : 0;
+}
+
+static int validate_segs(const struct pa_stack *s, unsigned int i)
+{
+	const struct pa_stack_dev *d = &s->dev[i];
+	uint64_t prev_end = 0;
+	unsigned int k, j;
+
+	if (!d->nsegs || !d->segs)
+		return -EINVAL;
+	if (d->kind == PA_STACK_LV && (!d->extent_size || !d->npvs || !d->pvs))
+		return -EINVAL;
+	if (d->npvs > PA_STACK_FANOUT_MAX)
+		return -E2BIG;
+	for (k = 0; k < d->npvs; k++)
+		if (d->pvs[k].dev >= i)
+			return -EINVAL;
+	for (k = 0; k < d->nsegs; k++) {
+		const struct pa_stack_seg *g = &d->segs[k];
+		uint64_t end, width, per;
+
+		if (!g->length || !g->stripes || !g->to)
+			return -EINVAL;
+		if (g->stripes > PA_STACK_FANOUT_MAX)
+			return -E2BIG;
+		if (__builtin_add_overflow(g->start, g->length, &end))
+			return -ERANGE;
+		if (g->start < prev_end || end > d->size)
+			return -ERANGE;
+		prev_end = end;
+		if (g->stripes > 1) {
+			if (!g->chunk)
+				return -EINVAL;
+			if (__builtin_mul_overflow(g->chunk, (uint64_t)g->stripes,
+						   &width))
+				return -ERANGE;
+			if (g->length % width)
+				return -EINVAL;
+		}
+		per = g->length / g->stripes;
+		for (j = 0; j < g->stripes; j++) {
+			uint64_t off = g->to[j].offset;
+			unsigned int lower = g->to[j].dev;
+			int r;
+
+			if (d->kind == PA_STACK_LV) {
+				uint64_t pe;
+
+				if (lower >= d->npvs)
+					return -EINVAL;
+				if (__builtin_mul_overflow(off, d->extent_size, &pe) ||
+				    __builtin_add_overflow(pe, d->pvs[lower].pe_start,
+							   &off))
+					return -ERANGE;
+				lower = d->pvs[lower].dev;
+			}
+			r = check_ref(s, i, lower, off, per);
+			if (r)
+				return r;
+		}
+	}
+	return 0;
+}
+
+static int validate_md(const struct pa_stack *s, unsigned int i)
+{
+	const struct pa_stack_dev *d = &s->dev[i];
+	unsigned int n = d->nmembers, k;
+	uint64_t width, rows, need;
+
+	if (!n || !d->members)
+		return -EINVAL;
+	if (n > PA_STACK_FANOUT_MAX)
+		return -E2BIG;
+	switch (d->level) {
+	case 0:
+		if (d->data_disks != n)
+			return -EINVAL;
+		break;
+	case 1:
+		break;
+	case 4:
+	case 5:
+		if (n < 2 || d->data_disks != n - 1)
+			return -EINVAL;
+		break;
+	case 6:
+		if (n < 3 || d->data_disks != n - 2)
+			return -EINVAL;
+		break;
+	case 10:
+		/* both at most n, n at most PA_STACK_FANOUT_MAX: no wrap */
+		if (!d->copies || d->copies > n || !d->data_disks || d->data_disks > n ||
+		    d->copies * d->data_disks > n)
+			return -EINVAL;
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (d->level != 1) {
+		if (!d->chunk)
+			return -EINVAL;
+		if (__builtin_mul_overflow(d->chunk, (uint64_t)d->data_disks, &width))
+			return -ERANGE;
+		/* the rows of chunks each member holds */
+		if (d->level == 10) {
+			uint64_t chunks = d->size / d->chunk + (d->size % d->chunk != 0);
+
+			/* near layout: copies x chunks slots over n members */
+			if (__builtin_mul_overflow(chunks, (uint64_t)d->copies, &chunks))
+				return -ERANGE;
+			rows = chunks / n + (chunks % n != 0);
+		} else {
+			rows = d->size / width + (d->size % width != 0);
+		}
+		if (__builtin_mul_overflow(rows, d->chunk, &need))
+			return -ERANGE;
+	} else {
+		need = d->size;
+	}
+	for (k = 0; k < n; k++) {
+		int r =
+		    check_ref(s, i, d->members[k].dev, d->members[k].data_offset, need);
+
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
+int pa_stack_validate(const struct pa_stack *s, unsigned int *bad)
+{
+	unsigned int i;
+	int r = 0;
+
+	*bad = 0;
+	if (!s || !s->dev || !s->ndevs)
+		return -EINVAL;
+	if (s->ndevs > PA_STACK_DEVS_MAX)
+		return -E2BIG;
+	for (i = 0; i < s->ndevs && !r; i++) {
+		const struct pa_stack_dev *d = &s->dev[i];
+
+		*bad = i;
+		switch (d->kind) {
+		case PA_STACK_DISK:
+			if (d->topo.align_off < -1)
+				r = -EINVAL;
+			break;
+		case PA_STACK_PART:
+		case PA_STACK_CRYPT:
+			r = check_ref(s, i, d->lower, d->offset, d->size);
+			break;
+		case PA_STACK_DM:
+		case PA_STACK_LV:
+			r = validate_segs(s, i);
+			break;
+		case PA_STACK_MD:
+			r = validate_md(s, i);
+			break;
+		default:
+			r = -EINVAL;
+		}
+	}
+	return r;
+}
+
+/* ---- the walk ---- */
+
+static int term_push_front(struct walk *w, enum pa_stack_term_kind kind, unsigned int dev,
+			   uint64_t value, uint64_t count)
+{
+	if (w->n >= TERMS_MAX)
+		return -E2BIG;
+	memmove(&w->t[1], &w->t[0], w->n * sizeof(w->t[0]));
+	w->t[0] = (struct term){.kind = kind, .dev = dev, .value = value, .count = count};
+	w->n++;
+	return 0;
+}
+
+/*
+ * Entering segment @seg_start of @dev at @delta bytes into it: the summands
+ * so far add up to the offset on @dev; they still explain the offset into
+ * the segment only when the segment starts at 0.
+ */
+static void terms_rebase(struct walk *w, unsigned int dev, uint64_t seg_start,
+			 uint64_t delta)
+{
+	if (!seg_start)
+		return;
+	w->n = 0;
+	if (delta)
+		term_push_front(w, PA_TERM_WITHIN, dev, delta, 0);
+}
+
+static void term_text(const struct pa_stack *s, const struct term *t, char *buf,
+		      size_t len)
+{
+	const char *n = dev_name(s, t->dev);
+	char a[32], b[32];
+
+	units_exact(t->value, a, sizeof(a));
+	switch (t->kind) {
+	case PA_TERM_PART_START:
+		snprintf(buf, len, "partition %s at %s", n, a);
+		break;
+	case PA_TERM_DM_OFFSET:
+		snprintf(buf, len, "table offset %s of %s", a, n);
+		break;
+	case PA_TERM_PAYLOAD:
+		snprintf(buf, len, "payload offset %s of %s", a, n);
+		break;
+	case PA_TERM_DATA_OFFSET:
+		snprintf(buf, len, "data offset %s of %s", a, n);
+		break;
+	case PA_TERM_ROW:
+		snprintf(buf, len, "chunk rows %s of %s", a, n);
+		break;
+	case PA_TERM_PE_START:
+		snprintf(buf, len, "pe_start %s", a);
+		break;
+	case PA_TERM_EXTENTS:
+		snprintf(buf, len, "extent %" PRIu64 " x %s of VG %s", t->count,
+			 units_exact(s->dev[t->dev].extent_size, b, sizeof(b)),
+			 s->dev[t->dev].vg ? s->dev[t->dev].vg : "?");
+		break;
+	case PA_TERM_WITHIN:
+		snprintf(buf, len, "offset %s into %s", a, n);
+		break;
+	}
+}
+
+static int verdict_score(const struct pa_stack_verdict *v)
+{
+	return (v->physical == PA_VERDICT_MISALIGNED) * 4 +
+	       (v->optimal == PA_VERDICT_MISALIGNED) * 2 +
+	       (v->policy == PA_VERDICT_MISALIGNED);
+}
+
+static void merge(enum pa_verdict *into, enum pa_verdict v)
+{
+	if (v > *into)
+		*into = v;
+}
+
+/*
+ * Judge offset @x (the sum of w's terms) of space @space against @grain,
+ * counted from @off.  A miss is blamed on the last summand that took the
+ * partial sum off the grain.
+ */
+static enum pa_verdict judge(struct ctx *c, const struct walk *w, unsigned int space,
+			     uint64_t x, uint64_t grain, uint64_t off, const char *what,
+			     uint64_t fix, int sev)
+{
+	const struct pa_stack *s = c->s;
+	struct pa_stack_verdict *v = c->v;
+	char g[32], at[32], t1[128], t0[128];
+	uint64_t sum = 0, before = 0, base = 0;
+	bool on = residue(0, grain, off) == 0;
+	unsigned int k, blame = 0;
+
+	if (!residue(x, grain, off))
+		return PA_VERDICT_OK;
+	for (k = 0; k < w->n; k++) {
+		bool was = on;
+
+		before = sum;
+		sum += w->t[k].value; /* cannot wrap: the walk checked every sum */
+		on = residue(sum, grain, off) == 0;
+		if (was && !on) {
+			blame = k;
+			base = before;
+		}
+	}
+	units_exact(grain, g, sizeof(g));
+	units_exact(x, at, sizeof(at));
+	if (!w->n) {
+		reason_add(v->reason, sizeof(v->reason),
+			   "byte 0 of %s is no multiple of the %s %s", dev_name(s, space),
+			   g, what);
+		return PA_VERDICT_MISALIGNED;
+	}
+	term_text(s, &w->t[blame], t1, sizeof(t1));
+	sum = base + w->t[blame].value;
+	if (blame == 0) {
+		reason_add(v->reason, sizeof(v->reason),
+			   "%s: %s is no multiple of the %s %s%s%s%s", t1,
+			   units_exact(sum, t0, sizeof(t0)), g, what,
+			   blame + 1 < w->n ? " (the segment lands at " : "",
+			   blame + 1 < w->n ? at : "", blame + 1 < w->n ? ")" : "");
+	} else {
+		const struct term *p = &w->t[blame - 1];
+		char b[32], s2[32];
+
+		units_exact(base, b, sizeof(b));
+		if (p->kind == PA_TERM_PART_START)
+			snprintf(t0, sizeof(t0), "partition %s at %s",
+				 dev_name(s, p->dev), b);
+		else if (p->kind == PA_TERM_PE_START)
+			snprintf(t0, sizeof(t0), "PE 0 of the PV on %s at %s",
+				 dev_name(s, p->dev), b);
+		else
+			snprintf(t0, sizeof(t0), "%s %s at %s",
+				 kind_word(s->dev[p->dev].kind), dev_name(s, p->dev), b);
+		reason_add(v->reason, sizeof(v->reason),
+			   "%s on %s: %s is no multiple of the %s %s%s%s%s", t1, t0,
+			   units_exact(sum, s2, sizeof(s2)), g, what,
+			   blame + 1 < w->n ? " (the segment lands at " : "",
+			   blame + 1 < w->n ? at : "", blame + 1 < w->n ? ")" : "");
+	}
+	if (sev > c->blame_sev) {
+		/* the most severe miss is the one to blame (and to advise on) */
+		c->blame_sev = sev;
+		v->blamed = true;
+		v->blame = w->t[blame].kind;
+		v->blame_dev = w->t[blame].dev;
+		v->grain = grain;
+		v->blame_base = base;
+		v->fix_grain = fix;
+	}
+	return PA_VERDICT_MISALIGNED;
+}
+
+/*
+ * An md array or striped segment judges the offset on itself (counted from
+ * the segment): its chunk as minimum I/O, chunk x data disks as optimal, and
+ * the policy grain (in bytes; a grain in sectors counts 512-byte sectors).
+ */
+static int judge_map(struct ctx *c, const struct walk *w, unsigned int dev, uint64_t x,
+		     uint64_t chunk, unsigned int ndata)
+{
+	uint64_t width, fix, pol = align_policy_bytes(c->policy, 512);
+	char what[96], a[32];
+
+	if (__builtin_mul_overflow(chunk, (uint64_t)ndata, &width))
+		return -ERANGE;
+	fix = lcm64(width, pol);
+	if (!fix)
+		fix = width;
+	snprintf(what, sizeof(what), "chunk of %s", dev_name(c->s, dev));
+	merge(&c->v->physical, judge(c, w, dev, x, chunk, 0, what, fix, 4));
+	snprintf(what, sizeof(what), "stripe width (%u x %s chunk) of %s", ndata,
+		 units_exact(chunk, a, sizeof(a)), dev_name(c->s, dev));
+	merge(&c->v->optimal, judge(c, w, dev, x, width, 0, what, fix, 2));
+	if (pol)
+		merge(&c->v->policy, judge(c, w, dev, x, pol, 0, "policy grain", fix, 1));
+	return 0;
+}
+
+static void judge_disk(struct ctx *c, const struct walk *w, unsigned int disk, uint64_t x)
+{
+	const struct pa_stack_dev *d = &c->s->dev[disk];
+	struct pa_stack_verdict *v = c->v;
+	enum pa_verdict phys, opt, pol;
+	uint64_t pg, og, lg, off, fix;
+	bool cannot = d->topo.align_off < 0;
+	char what[96], a[32], b[32];
+	const char *why;
+	int score, sev;
+	unsigned int k;
+
+	pg = align_physical_grain(&d->topo);
+	og = align_optimal_usable(&d->topo, d->size, &why);
+	lg = align_policy_bytes(c->policy, d->topo.logical);
+	off = cannot ? 0 : (uint64_t)d->topo.align_off;
+	fix = lcm64(lcm64(pg, og), lg);
+
+	if (cannot) {
+		phys = PA_VERDICT_MISALIGNED;
+		reason_add(v->reason, sizeof(v->reason),
+			   "%s: the kernel reports alignment offset -1",
+			   dev_name(c->s, disk));
+	} else {
+		snprintf(what, sizeof(what), "physical sector and minimum I/O of %s",
+			 dev_name(c->s, disk));
+		phys = judge(c, w, disk, x, pg, off, what, fix, 4);
+	}
+	if (og && cannot) {
+		opt = PA_VERDICT_MISALIGNED; /* as align_check(): nothing is aligned there
+					      */
+	} else if (og) {
+		snprintf(what, sizeof(what), "optimal I/O of %s", dev_name(c->s, disk));
+		opt = judge(c, w, disk, x, og, off, what, fix, 2);
+	} else {
+		opt = PA_VERDICT_NA;
+	}
+	for (k = 0; k < w->n && w->t[k].kind != PA_TERM_ROW; k++)
+		;
+	if (lg && k == w->n) {
+		pol = judge(c, w, disk, x, lg, off, "policy grain", fix, 1);
+	} else {
+		/* inside an md member or a stripe: the policy was judged on the array */
+		pol = PA_VERDICT_NA;
+	}
+	if (w->chunk) {
+		const char *m = dev_name(c->s, w->chunk_dev);
+
+		units_exact(w->chunk, a, sizeof(a));
+		if (w->chunk % pg) {
+			phys = PA_VERDICT_MISALIGNED;
+			reason_add(
+			    v->reason, sizeof(v->reason),
+			    "chunk %s of %s is no multiple of the %s physical sector and "
+			    "minimum I/O of %s",
+			    a, m, units_exact(pg, b, sizeof(b)), dev_name(c->s, disk));
+		}
+		if (og && w->chunk % og && og % w->chunk) {
+			opt = PA_VERDICT_MISALIGNED;
+			reason_add(v->reason, sizeof(v->reason),
+				   "chunk %s of %s straddles the %s optimal I/O of %s", a,
+				   m, units_exact(og, b, sizeof(b)),
+				   dev_name(c->s, disk));
+		}
+		sev = w->chunk % pg ? 4 : og && w->chunk % og && og % w->chunk ? 2 : 0;
+		if (sev > c->blame_sev) {
+			c->blame_sev = sev;
+			v->blamed = true;
+			v->blame = PA_TERM_ROW;
+			v->blame_dev = w->chunk_dev;
+			v->grain = w->chunk % pg ? pg : og;
+			v->blame_base = 0;
+			v->fix_grain = lcm64(w->chunk, v->grain);
+		}
+	}
+	merge(&v->physical, phys);
+	merge(&v->optimal, opt);
+	merge(&v->policy, pol);
+
+	score = (phys == PA_VERDICT_MISALIGNED) * 4 + (opt == PA_VERDICT_MISALIGNED) * 2 +
+		(pol == PA_VERDICT_MISALIGNED);
+	if (c->score < 0 || score > c->score) {
+		size_t used = 0;
+
+		c->score = score;
+		v->bottom = disk;
+		v->abs = x;
+		v->bottom_grain = fix;
+		v->path[0] = '\0';
+		for (k = w->npath; k-- > 0 && used + 1 < sizeof(v->path);) {
+			snprintf(v->path + used, sizeof(v->path) - used, "%s%s",
+				 dev_name(c->s, w->path[k]), k ? " -> " : "");
+			used = strlen(v->path);
+		}
+	}
+}
+
+static int descend(struct ctx *c, unsigned int dev, uint64_t x, struct walk w);
+static int descend_stripe(struct ctx *c, unsigned int dev, const struct pa_stack_seg *g,
+			  unsigned int i, uint64_t rowoff, struct walk w);
+
+static const struct pa_stack_seg *seg_at(const struct pa_stack_dev *d, uint64_t x)
+{
+	unsigned int k;
+
+	for (k = 0; k < d->nsegs; k++)
+		if (x >= d->segs[k].start && x - d->segs[k].start < d->segs[k].length)
+			return &d->segs[k];
+	return NULL;
+}
+
+/* Byte @delta of a striped (or linear) segment: the stripe and the offset on it. */
+static int stripe_of(const struct pa_stack_seg *g, uint64_t delta, unsigned int *i,
+		     uint64_t *rowoff)
+{
+	uint64_t q, row;
+
+	if (g->stripes == 1) {
+		*i = 0;
+		*rowoff = delta;
+		return 0;
+	}
+	q = delta / g->chunk;
+	*i = (unsigned int)(q % g->stripes);
+	if (__builtin_mul_overflow(q / g->stripes, g->chunk, &row) ||
+	    __builtin_add_overflow(row, delta % g->chunk, rowoff))
+		return -ERANGE;
+	return 0;
+}
+
+static int descend_seg(struct ctx *c, unsigned int dev, uint64_t x, struct walk w)
+{
+	const struct pa_stack_dev *d = &c->s->dev[dev];
+	const struct pa_stack_seg *g = seg_at(d, x);
+	uint64_t delta, rowoff;
+	unsigned int i;
+	int r;
+
+	if (!g)
+		return -ERANGE;
+	delta = x - g->start;
+	terms_rebase(&w, dev, g->start, delta);
+	if (g->stripes > 1) {
+		r = judge_map(c, &w, dev, delta, g->chunk, g->stripes);
+		if (r)
+			return r;
+	}
+	/* chunk * stripes cannot wrap: pa_stack_validate() checked it */
+	if (g->stripes > 1 && delta % (g->chunk * g->stripes) == 0) {
+		/* a row start: the first chunk on every stripe */
+		for (i = 0; i < g->stripes; i++) {
+			r = descend_stripe(c, dev, g, i, delta / g->stripes, w);
+			if (r)
+				return r;
+		}
+		return 0;
+	}
+	r = stripe_of(g, delta, &i, &rowoff);
+	if (r)
+		return r;
+	return descend_stripe(c, dev, g, i, rowoff, w);
+}
+
+/* Byte @rowoff of stripe @i of segment @g of @dev (linear: i 0, rowoff = delta). */
+static int descend_stripe(struct ctx *c, unsigned int dev, const struct pa_stack_seg *g,
+			  unsigned int i, uint64_t rowoff, struct walk w)
+{
+	const struct pa_stack_dev *d = &c->s->dev[dev];
+	uint64_t base, lower_x;
+	unsigned int lower;
+	int r;
+
+	if (g->stripes > 1) {
+		w.n = 0;
+		w.chunk = g->chunk;
+		w.chunk_dev = dev;
+		if (rowoff && (r = term_push_front(&w, PA_TERM_ROW, dev, rowoff, 0)))
+			return r;
+	}
+	if (d->kind == PA_STACK_LV) {
+		const struct pa_stack_pv *pv = &d->pvs[g->to[i].dev];
+		uint64_t ext;
+
+		if (__builtin_mul_overflow(g->to[i].offset, d->extent_size, &ext) ||
+		    __builtin_add_overflow(pv->pe_start, ext, &base))
+			return -ERANGE;
+		if ((ext && (r = term_push_front(&w, PA_TERM_EXTENTS, dev, ext,
+						 g->to[i].offset))) ||
+		    (r = term_push_front(&w, PA_TERM_PE_START, pv->dev, pv->pe_start, 0)))
+			return r;
+		lower = pv->dev;
+	} else {
+		base = g->to[i].offset;
+		if (base && (r = term_push_front(&w, PA_TERM_DM_OFFSET, dev, base, 0)))
+			return r;
+		lower = g->to[i].dev;
+	}
+	if (__builtin_add_overflow(base, rowoff, &lower_x))
+		return -ERANGE;
+	return descend(c, lower, lower_x, w);
+}
+
+static int descend_md(struct ctx *c, unsigned int dev, uint64_t x, struct walk w)
+{
+	const struct pa_stack_dev *d = &c->s->dev[dev];
+	unsigned int n = d->nmembers, k;
+	uint64_t q, within;
+	int r;
+
+	if (d->level == 1) {
+		for (k = 0; k < n; k++) {
+			struct walk m = w;
+			uint64_t lx;
+
+			if (__builtin_add_overflow(d->members[k].data_offset, x, &lx))
+				return -ERANGE;
+			if (d->members[k].data_offset &&
+			    (r = term_push_front(&m, PA_TERM_DATA_OFFSET, dev,
+						 d->members[k].data_offset, 0)))
+				return r;
+			r = descend(c, d->members[k].dev, lx, m);
+			if (r)
+				return r;
+		}
+		return 0;
+	}
+	r = judge_map(c, &w, dev, x, d->chunk, d->data_disks);
+	if (r)
+		return r;
+	q = x / d->chunk;
+	within = x % d->chunk;
+	for (k = 0; k < n; k++) {
+		uint64_t row, rowoff, lx;
+		unsigned int member = k;
+		struct walk m = w;
+
+		if (d->level == 0) {
+			/* RAID0: chunk q is on member q % n, row q / n; a row start: all
+			 */
+			/* chunk * n cannot wrap: pa_stack_validate() checked chunk *
+			 * data_disks */
+			if (x % (d->chunk * n) && k != q % n)
+				continue;
+			row = q / n;
+		} else if (d->level == 10) {
+			/*
+			 * near layout: copy c of chunk q in slot q * copies + c;
+			 * at a row start, the copies of all its data_disks chunks
+			 */
+			uint64_t slot;
+
+			if (k >= d->copies *
+				     (x % (d->chunk * d->data_disks) ? 1 : d->data_disks))
+				break;
+			if (__builtin_mul_overflow(q, (uint64_t)d->copies, &slot) ||
+			    __builtin_add_overflow(slot, (uint64_t)k, &slot))
+				return -ERANGE;
+			member = (unsigned int)(slot % n);
+			row = slot / n;
+		} else {
+			/*
+			 * RAID4/5/6: the row is q / data disks on whichever member
+			 * the layout rotates it to; every member holds that row at
+			 * the same place, data or parity, so all are judged.
+			 */
+			row = q / d->data_disks;
+		}
+		if (__builtin_mul_overflow(row, d->chunk, &rowoff) ||
+		    __builtin_add_overflow(rowoff, within, &rowoff) ||
+		    __builtin_add_overflow(rowoff, d->members[member].data_offset, &lx))
+			return -ERANGE;
+		m.n = 0;
+		m.chunk = d->chunk;
+		m.chunk_dev = dev;
+		if ((rowoff && (r = term_push_front(&m, PA_TERM_ROW, dev, rowoff, 0))) ||
+		    (d->members[member].data_offset &&
+		     (r = term_push_front(&m, PA_TERM_DATA_OFFSET, dev,
+					  d->members[member].data_offset, 0))))
+			return r;
+		r = descend(c, d->members[member].dev, lx, m);
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
+static int descend(struct ctx *c, unsigned int dev, uint64_t x, struct walk w)
+{
+	const struct pa_stack_dev *d = &c->s->dev[dev];
+	uint64_t lx;
+	int r;
+
+	if (w.npath > PA_STACK_DEPTH_MAX || ++c->steps > PA_STACK_STEPS_MAX)
+		return -E2BIG;
+	w.path[w.npath++] = dev;
+	switch (d->kind) {
+	case PA_STACK_DISK:
+		judge_disk(c, &w, dev, x);
+		return 0;
+	case PA_STACK_PART:
+	case PA_STACK_CRYPT:
+		if (__builtin_add_overflow(d->offset, x, &lx))
+			return -ERANGE;
+		if (d->offset &&
+		    (r = term_push_front(&w,
+					 d->kind == PA_STACK_PART ? PA_TERM_PART_START
+								  : PA_TERM_PAYLOAD,
+					 dev, d->offset, 0)))
+			return r;
+		return descend(c, d->lower, lx, w);
+	case PA_STACK_DM:
+	case PA_STACK_LV:
+		return descend_seg(c, dev, x, w);
+	case PA_STACK_MD:
+		return descend_md(c, dev, x, w);
+	}
+	return -EINVAL;
+}
+
+int pa_stack_check_dev(const struct pa_stack *s, unsigned int dev,
+		       const struct pa_grain *policy, struct pa_stack_verdict *out)
+{
+	const struct pa_stack_dev *d;
+	unsigned int bad, k, nseg;
+	int r, worst = -1;
+
+	memset(out, 0, sizeof(*out));
+	r = pa_stack_validate(s, &bad);
+	if (r)
+		return r;
+	if (dev >= s->ndevs)
+		return -EINVAL;
+	d = &s->dev[dev];
+	nseg = (d->kind == PA_STACK_DM || d->kind == PA_STACK_LV) ? d->nsegs : 1;
+	for (k = 0; k < nseg; k++) {
+		struct pa_stack_verdict v;
+		struct walk w;
+		struct ctx c = {.s = s, .policy = policy, .v = &v, .score = -1};
+		uint64_t x = d->kind == PA_STACK_DM || d->kind == PA_STACK_LV
+				 ? d->segs[k].start
+				 : 0;
+
+		memset(&v, 0, sizeof(v));
+		memset(&w, 0, sizeof(w));
+		v.seg = k;
+		r = descend(&c, dev, x, w);
+		if (r) {
+			memset(out, 0, sizeof(*out));
+			return r;
+		}
+		if (verdict_score(&v) > worst) {
+			worst = verdict_score(&v);
+			*out = v;
+		}
+	}
+	return 0;
+}
+
+bool pa_stack_extent_ok(const struct pa_stack_dev *lv, uint64_t grain, char *why,
+			size_t len)
+{
+	char a[32], b[32];
+
+	if (len)
+		why[0] = '\0';
+	if (!grain || !lv->extent_size || lv->extent_size % grain == 0)
+		return true;
+	if (len)
+		snprintf(
+		    why, len,
+		    "extent size %s of VG %s is no multiple of the %s grain: every LV "
+		    "after the first extents walks off it",
+		    units_exact(lv->extent_size, a, sizeof(a)), lv->vg ? lv->vg : "?",
+		    units_exact(grain, b, sizeof(b)));
+	return false;
+}
+
+/* "192k", "6m", "9s": in the largest of k, m, g that divides, else in sectors */
+static const char *lvm_size(uint64_t bytes, char *buf, size_t len)
+{
+	if (bytes % (1ull << 30) == 0)
+		snprintf(buf, len, "%" PRIu64 "g", bytes >> 30);
+	else if (bytes % (1ull << 20) == 0)
+		snprintf(buf, len, "%" PRIu64 "m", bytes >> 20);
+	else if (bytes % 1024 == 0)
+		snprintf(buf, len, "%" PRIu64 "k", bytes >> 10);
+	else
+		snprintf(buf, len, "%" PRIu64 "s", bytes / 512);
+	return buf;
+}
+
+/* the smallest p >= @old with (base + p) % g == 0 */
+static int next_offset(uint64_t base, uint64_t old, uint64_t g, uint64_t *p)
+{
+	uint64_t at, up;
+
+	if (!g)
+		return -EINVAL;
+	if (__builtin_add_overflow(base, old, &at))
+		return -ERANGE;
+	up = (g - at % g) % g;
+	if (__builtin_add_overflow(at, up, &at))
+		return -ERANGE;
+	*p = at - base;
+	return 0;
+}
+
+static void member_list(const struct pa_stack *s, const struct pa_stack_dev *d, char *buf,
+			size_t len)
+{
+	size_t used = 0;
+	unsigned int k;
+
+	buf[0] = '\0';
+	for (k = 0; k < d->nmembers && used + 1 < len; k++) {
+		snprintf(buf + used, len - used, " /dev/%s",
+			 dev_name(s, d->members[k].dev));
+		used = strlen(buf);
+	}
+}
+
+int pa_stack_advise(const struct pa_stack *s, unsigned int dev,
+		    const struct pa_stack_verdict *v, char *buf, size_t len)
+{
+	const struct pa_stack_dev *b;
+	uint64_t g = v->fix_grain ? v->fix_grain : v->grain, p;
+	char x[32], y[32], z[256];
+	unsigned int bad, k;
+	int r;
+
+	if (!len)
+		return -EINVAL;
+	buf[0] = '\0';
+	r = pa_stack_validate(s, &bad);
+	if (r)
+		return r;
+	if (dev >= s->ndevs || v->blame_dev >= s->ndevs)
+		return -EINVAL;
+	if (!v->blamed)
+		return 0;
+	b = &s->dev[v->blame_dev];
+	switch (v->blame) {
+	case PA_TERM_PART_START:
+		snprintf(buf, len, "partalign-apply plan /dev/%s", dev_name(s, b->lower));
+		break;
+	case PA_TERM_PE_START: {
+		/* the PV's own device must start on the grain too: else an offset */
+		const char *vg = s->dev[dev].kind == PA_STACK_LV && s->dev[dev].vg
+				     ? s->dev[dev].vg
+				     : "VG";
+		uint64_t skew = (g - v->blame_base % g) % g;
+
+		if (skew)
+			snprintf(z, sizeof(z), " --dataalignmentoffset %s",
+				 lvm_size(skew, y, sizeof(y)));
+		else
+			z[0] = '\0';
+		snprintf(buf, len,
+			 "pvcreate --dataalignment %s%s NEWPV; vgextend %s NEWPV; "
+			 "pvmove /dev/%s NEWPV; vgreduce %s /dev/%s",
+			 lvm_size(g, x, sizeof(x)), z, vg, dev_name(s, v->blame_dev), vg,
+			 dev_name(s, v->blame_dev));
+		break;
+	}
+	case PA_TERM_EXTENTS:
+		/* the smallest multiple of the grain not below the current size */
+		if (__builtin_add_overflow(b->extent_size, g - 1, &p))
+			return -ERANGE;
+		p = p / g * g;
+		snprintf(
+		    buf, len,
+		    "vgcreate -s %s NEWVG NEWPV (extent size %s keeps every LV of VG %s "
+		    "on the %s grain; copy the data over)",
+		    lvm_size(p, x, sizeof(x)), units_exact(p, z, sizeof(z)),
+		    b->vg ? b->vg : "?", units_exact(g, y, sizeof(y)));
+		break;
+	case PA_TERM_PAYLOAD:
+		r = next_offset(v->blame_base, b->offset, g, &p);
+		if (r)
+			return r;
+		snprintf(buf, len,
+			 "cryptsetup luksFormat --offset %" PRIu64
+			 " NEWDEV (payload at %s; "
+			 "copy the data over)",
+			 p / 512, units_exact(p, x, sizeof(x)));
+		break;
+	case PA_TERM_DATA_OFFSET:
+	case PA_TERM_ROW: {
+		uint64_t chunk = b->chunk, off = 0;
+
+		if (b->kind != PA_STACK_MD) {
+			snprintf(buf, len,
+				 "a new %s with a chunk that is a multiple of %s "
+				 "(lvcreate -I / "
+				 "dmsetup), then move the data",
+				 kind_word(b->kind), units_exact(g, x, sizeof(x)));
+			break;
+		}
+		if (v->blame == PA_TERM_ROW) {
+			chunk = lcm64(chunk, v->grain);
+			if (!chunk)
+				return -ERANGE;
+		}
+		for (k = 0; k < b->nmembers; k++)
+			if (b->members[k].data_offset > off)
+				off = b->members[k].data_offset;
+		if (v->blame == PA_TERM_DATA_OFFSET) {
+			r = next_offset(v->blame_base, off, g, &off);
+			if (r)
+				return r;
+		}
+		member_list(s, b, z, sizeof(z));
+		snprintf(
+		    buf, len,
+		    "mdadm --create /dev/%s --level=%u --raid-devices=%u --chunk=%" PRIu64
+		    "K --data-offset=%" PRIu64 "K%s",
+		    dev_name(s, v->blame_dev), b->level, b->nmembers, chunk / 1024,
+		    off / 1024, z);
+		break;
+	}
+	case PA_TERM_DM_OFFSET:
+	case PA_TERM_WITHIN:
+		snprintf(
+		    buf, len,
+		    "%s %s: a table whose offsets are multiples of %s (dmsetup reload), "
+		    "or move the data",
+		    kind_word(b->kind), dev_name(s, v->blame_dev),
+		    units_exact(g, x, sizeof(x)));
+		break;
+	}
+	return 0;
+}
+
+static int fs_geom(uint32_t unit, uint32_t width, uint32_t blocksize, const char *fs,
+		   struct pa_fs_geom *g)
+{
+	memset(g, 0, sizeof(*g));
+	if (!blocksize)
+		return -EINVAL;
+	g->fs = fs;
+	g->blocksize = blocksize;
+	g->unit = (uint64_t)unit * blocksize; /* 32 x 32 bits: cannot wrap */
+	g->width = (uint64_t)width * blocksize;
+	return 0;
+}
+
+int pa_fs_geom_xfs(uint32_t sb_unit, uint32_t sb_width, uint32_t blocksize,
+		   struct pa_fs_geom *g)
+{
+	return fs_geom(sb_unit, sb_width, blocksize, "XFS", g);
+}
+
+int pa_fs_geom_ext4(uint32_t stride, uint32_t stripe_width, uint32_t blocksize,
+		    struct pa_fs_geom *g)
+{
+	return fs_geom(stride, stripe_width, blocksize, "ext4", g);
+}
+
+static void fs_fix(const struct pa_fs_geom *g, uint64_t min_io, uint64_t opt_io,
+		   char *fix, size_t len)
+{
+	/* a minimum I/O of 4 KiB or less is a sector, not a chunk */
+	uint64_t su = min_io > 4096 && opt_io % min_io == 0 ? min_io : opt_io;
+	uint64_t bs = g->blocksize ? g->blocksize : 4096;
+	char a[32];
+
+	if (!fix || !len)
+		return;
+	fix[0] = '\0';
+	if (!su || !opt_io)
+		return;
+	if (g->fs && !strcmp(g->fs, "ext4"))
+		snprintf(fix, len,
+			 "mkfs.ext4 -b %" PRIu64 " -E stride=%" PRIu64
+			 ",stripe_width=%" PRIu64,
+			 bs, su / bs, opt_io / bs);
+	else
+		snprintf(fix, len, "mkfs.xfs -d su=%s,sw=%" PRIu64,
+			 lvm_size(su, a, sizeof(a)), opt_io / su);
+}
+
+enum pa_verdict pa_fs_geom_check(const struct pa_fs_geom *g, uint64_t min_io,
+				 uint64_t opt_io, char *reason, size_t len, char *fix,
+				 size_t fixlen)
+{
+	const char *fs = g->fs ? g->fs : "the file system";
+	bool ext4 = g->fs && !strcmp(g->fs, "ext4");
+	const char *un = ext4 ? "stride" : "sunit",
+		   *wn = ext4 ? "stripe_width" : "swidth";
+	enum pa_verdict v = PA_VERDICT_OK;
+	char a[32], b[32];
+
+	if (len)
+		reason[0] = '\0';
+	fs_fix(g, min_io, opt_io, fix, fixlen);
+	if (!opt_io && !g->width && !g->unit) {
+		if (len)
+			snprintf(reason, len,
+				 "%s has no stripe geometry, nor does the device", fs);
+		return PA_VERDICT_NA;
+	}
+	if (!opt_io) {
+		if (len)
+			snprintf(reason, len,
+				 "%s %s %s, the device reports no optimal I/O size", fs,
+				 wn, units_exact(g->width, a, sizeof(a)));
+		return PA_VERDICT_NA;
+	}
+	if (!g->width || !g->unit) {
+		if (len)
+			snprintf(
+			    reason, len,
+			    "%s has no stripe geometry, the device's optimal I/O is %s",
+			    fs, units_exact(opt_io, a, sizeof(a)));
+		return PA_VERDICT_MISALIGNED;
+	}
+	if (g->width % opt_io) {
+		reason_add(reason, len, "%s %s %s, the device's optimal I/O is %s", fs,
+			   wn, units_exact(g->width, a, sizeof(a)),
+			   units_exact(opt_io, b, sizeof(b)));
+		v = PA_VERDICT_MISALIGNED;
+	}
+	if (min_io && g->unit % min_io) {
+		reason_add(reason, len, "%s %s %s, the device's minimum I/O is %s", fs,
+			   un, units_exact(g->unit, a, sizeof(a)),
+			   units_exact(min_io, b, sizeof(b)));
+		v = PA_VERDICT_MISALIGNED;
+	}
+	if (g->width % g->unit) {
+		reason_add(reason, len, "%s %s %s is no multiple of its %s %s", fs, wn,
+			   units_exact(g->width, a, sizeof(a)), un,
+			   units_exact(g->unit, b, sizeof(b)));
+		v = PA_VERDICT_MISALIGNED;
+	}
+	if (v == PA_VERDICT_OK && fix && fixlen)
+		fix[0] = '\0';
+	return v;
+}
