@@ -41,6 +41,13 @@ bool fix_parse_wait(const char *arg, int *ms);
  */
 int fix_run(struct fix_opts *o, char *const *devices, size_t n);
 
+/*
+ * A multipath map's users, from the device-mapper's open counts of the map
+ * and its kpartx partition maps (plan_refusal_map_in_use() judges them):
+ * a malloc'd reason, or NULL when it is not in use.
+ */
+char *fix_map_in_use(const struct pa_devlist *l, const struct pa_dev *map);
+
 /* One disk of fix_run(), from its scan to what was written. */
 struct fix_job {
 	struct pa_devlist

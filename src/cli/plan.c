@@ -289,7 +289,7 @@ static int scan_one(const char *arg, struct fix_job *j, struct pa_dev **dev)
  * The open counts plan_refusal_map_in_use() judges multipath map @map by:
  * its own and those of its kpartx partition maps.
  */
-static char *map_in_use(const struct pa_devlist *l, const struct pa_dev *map)
+char *fix_map_in_use(const struct pa_devlist *l, const struct pa_dev *map)
 {
 	int *opens = calloc(l->n ? l->n : 1, sizeof(*opens));
 	char *why;
@@ -339,7 +339,7 @@ static int lock_disk(const struct fix_opts *o, const char *arg, struct fix_job *
 	}
 	/*
 	 * A multipath map is claimed by its own kpartx partition maps, so it
-	 * cannot be opened O_EXCL; its users are counted instead (map_in_use).
+	 * cannot be opened O_EXCL; its users are counted instead (fix_map_in_use).
 	 */
 	was = makedev(dev->major, dev->minor);
 	rc = apply_disk_open(dev->path,
@@ -379,7 +379,7 @@ static int prepare(const struct fix_opts *o, const char *arg, struct fix_job *j)
 	j->dev = dev;
 	inuse = plan_refusal_in_use(l, dev);
 	if (!inuse && rc == 0 && dev->kind == PA_KIND_MPATH)
-		inuse = map_in_use(l, dev);
+		inuse = fix_map_in_use(l, dev);
 	if (rc == -EBUSY) {
 		if (!inuse && asprintf(&inuse, "%s cannot be opened exclusively: it is in use",
 				       dev->name) < 0)

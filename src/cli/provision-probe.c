@@ -6,12 +6,13 @@
  * The probe reads the table with libparted as plan does (lock, exclusive
  * open, in-use and read-only refusals, the kernel's view against the table,
  * the plan, an unfinished move, libparted's acceptance of the new table) and
- * keeps the answer as a struct; it writes nothing.  kernel_stale() and
- * map_in_use() repeat plan.c's static helpers of the same names: plan.c
- * exports no probe of its own (its prepare() would be the one to share).  fix --new is
- * cmd_fix() called with the options an admin would type; its stdout (progress meant for a
- * terminal) joins our stderr, so provision's stdout carries only the report.  The reason
- * of a refusal or failure is the last error either of them printed (msg_record_start()).
+ * keeps the answer as a struct; it writes nothing.  The rules are plan's own
+ * (plan_refusal_in_use, plan_kernel_stale, fix_map_in_use); the open and lock
+ * sequence repeats plan.c's, which has no probe to share.  fix --new is
+ * cmd_fix() called with the options an admin would type; its stdout (progress
+ * meant for a terminal) joins our stderr, so provision's stdout carries only
+ * the report.  The reason of a refusal or failure is the last error either of
+ * them printed (msg_record_start()).
  *
  * Ownership: probes belong to the run (r->probes) and borrow their device.
  */
@@ -24,6 +25,7 @@
 
 #include "apply/apply.h"
 #include "cli/cli.h"
+#include "cli/fix.h"
 #include "cli/move-cli.h"
 #include "cli/provision.h"
 #include "core/exitcodes.h"
@@ -40,53 +42,6 @@ void provision_probe_free(struct probe *pr)
 	free(pr->err);
 }
 
-/* Does the kernel's view (scan) differ from the table as read? */
-static bool kernel_stale(const struct pa_devlist *l, const struct pa_dev *w,
-			 const struct pa_table *t)
-{
-	size_t i, j, nk = 0;
-
-	for (i = 0; i < l->n; i++) {
-		const struct pa_dev *d = l->v[i];
-		bool found = false;
-
-		if (d->disk != w || d->kind != PA_KIND_PART)
-			continue;
-		nk++;
-		for (j = 0; j < t->n && !found; j++)
-			found = t->v[j].num == d->partno && t->v[j].start == d->start &&
-				(t->v[j].size == d->size || t->v[j].extended);
-		if (!found)
-			return true;
-	}
-	return nk != t->n;
-}
-
-/*
- * Who, besides its own kpartx partition maps and this process, has the
- * multipath map @map open: ASM opens devices without O_EXCL.
- */
-static char *map_in_use(const struct pa_devlist *l, const struct pa_dev *map)
-{
-	int count = 0, parts = 0;
-	size_t i;
-
-	for (i = 0; i < l->n; i++) {
-		const struct pa_dev *d = l->v[i];
-
-		if (d->kind != PA_KIND_PART || d->disk != map || !d->dm_uuid)
-			continue;
-		parts++;
-		if (scan_dm_open_count(d->major, d->minor, &count) == 0 && count > 0)
-			return prov_asprintf(
-			    "%s (partition map %u of %s) is open: in use", d->name,
-			    d->partno, map->name);
-	}
-	if (scan_dm_open_count(map->major, map->minor, &count) == 0 && count > parts + 2)
-		return prov_asprintf("%s is open by another process: in use", map->name);
-	return NULL;
-}
-
 /* Open @dev as plan does; its in-use reason into *inuse.  0 or PA_EXIT_ERROR. */
 static int probe_open(const struct run *r, const struct pa_dev *dev, struct pa_disk *disk,
 		      char **inuse)
@@ -97,7 +52,7 @@ static int probe_open(const struct run *r, const struct pa_dev *dev, struct pa_d
 
 	*inuse = plan_refusal_in_use(&r->devs, dev);
 	if (!*inuse && rc == 0 && dev->kind == PA_KIND_MPATH)
-		*inuse = map_in_use(&r->devs, dev);
+		*inuse = fix_map_in_use(&r->devs, dev);
 	if (rc == -EBUSY) {
 		if (!*inuse)
 			*inuse = prov_asprintf(
@@ -161,7 +116,7 @@ static int probe_plan(struct run *r, const struct pa_dev *dev, struct pa_plan *p
 	}
 	rc = apply_table_read(&disk, &sh, &t, &msgs);
 	if (rc == 0) {
-		stale = kernel_stale(&r->devs, dev, &t);
+		stale = plan_kernel_stale(&r->devs, dev, &t);
 		rc = plan_compute(&t, &dev->topo, &po, p);
 	}
 	/* an unfinished move refuses the disk, as in plan */

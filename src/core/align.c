@@ -247,3 +247,23 @@ void align_check_dev(const struct pa_dev *d, const struct pa_grain *policy,
 	else
 		align_check(&d->topo, d->size, PA_REGION_WHOLE, 0, policy, false, 0, out);
 }
+
+static uint64_t gcd(uint64_t a, uint64_t b)
+{
+	while (b) {
+		uint64_t t = a % b;
+
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+uint64_t align_lcm(uint64_t a, uint64_t b)
+{
+	uint64_t m;
+
+	if (!a || !b)
+		return a ? a : b;
+	return __builtin_mul_overflow(a / gcd(a, b), b, &m) ? 0 : m;
+}

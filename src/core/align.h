@@ -69,6 +69,10 @@ uint64_t align_distance(uint64_t start, uint64_t grain, uint64_t offset);
 int64_t align_kernel_offset(const struct pa_topology *t, uint64_t start);
 
 /* Smallest b >= @from with (b - offset) % grain == 0. */
+/* Least common multiple of two grains (either 0: the other); 0 when it does
+ * not fit in 64 bits. */
+uint64_t align_lcm(uint64_t a, uint64_t b);
+
 uint64_t align_up(uint64_t from, uint64_t grain, uint64_t offset);
 /* Largest b <= @from with (b - offset) % grain == 0 (0 if none). */
 uint64_t align_down(uint64_t from, uint64_t grain, uint64_t offset);

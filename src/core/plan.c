@@ -126,29 +126,6 @@ int plan_refuse(struct pa_plan *p, const char *fmt, ...)
 	return 0;
 }
 
-static uint64_t gcd(uint64_t a, uint64_t b)
-{
-	while (b) {
-		uint64_t t = a % b;
-
-		a = b;
-		b = t;
-	}
-	return a;
-}
-
-/* 0 when the least common multiple does not fit in 64 bits */
-static uint64_t lcm(uint64_t a, uint64_t b)
-{
-	uint64_t m;
-
-	if (!a)
-		return b;
-	if (!b)
-		return a;
-	return __builtin_mul_overflow(a / gcd(a, b), b, &m) ? 0 : m;
-}
-
 static int cmp_entry(const void *a, const void *b)
 {
 	const struct pa_entry *x = *(const struct pa_entry *const *)a;
@@ -539,9 +516,9 @@ static int compute(struct pa_table *t, const struct pa_topology *topo,
 				      "multiple of the %s logical sector",
 				   topo->align_off, units_exact(topo->logical, b, sizeof(b)));
 	/* one grain that satisfies the policy, the physical and the optimal checks */
-	p->place_grain = lcm(policy, align_physical_grain(topo));
+	p->place_grain = align_lcm(policy, align_physical_grain(topo));
 	if (p->place_grain)
-		p->place_grain = lcm(p->place_grain, align_optimal_usable(topo, t->disk_size, &why));
+		p->place_grain = align_lcm(p->place_grain, align_optimal_usable(topo, t->disk_size, &why));
 	if (!p->place_grain)
 		return plan_refuse(p, "policy grain %s and the device's grains have no common "
 				      "multiple below 16 EiB",

@@ -69,29 +69,6 @@ static const char *kind_word(enum pa_stack_kind k)
 	return "device";
 }
 
-static uint64_t gcd64(uint64_t a, uint64_t b)
-{
-	while (b) {
-		uint64_t t = a % b;
-
-		a = b;
-		b = t;
-	}
-	return a;
-}
-
-/* lcm of @a and @b (either may be 0: then the other); 0 on overflow */
-static uint64_t lcm64(uint64_t a, uint64_t b)
-{
-	uint64_t r;
-
-	if (!a || !b)
-		return a ? a : b;
-	if (__builtin_mul_overflow(a / gcd64(a, b), b, &r))
-		return 0;
-	return r;
-}
-
 /* (x - off) mod g without underflow; g > 0 */
 static uint64_t residue(uint64_t x, uint64_t g, uint64_t off)
 {
@@ -470,7 +447,7 @@ static int judge_map(struct ctx *c, const struct walk *w, unsigned int dev, uint
 
 	if (__builtin_mul_overflow(chunk, (uint64_t)ndata, &width))
 		return -ERANGE;
-	fix = lcm64(width, pol);
+	fix = align_lcm(width, pol);
 	if (!fix)
 		fix = width;
 	snprintf(what, sizeof(what), "chunk of %s", dev_name(c->s, dev));
@@ -499,7 +476,7 @@ static void judge_disk(struct ctx *c, const struct walk *w, unsigned int disk, u
 	og = align_optimal_usable(&d->topo, d->size, &why);
 	lg = align_policy_bytes(c->policy, d->topo.logical);
 	off = cannot ? 0 : (uint64_t)d->topo.align_off;
-	fix = lcm64(lcm64(pg, og), lg);
+	fix = align_lcm(align_lcm(pg, og), lg);
 
 	if (cannot) {
 		phys = PA_VERDICT_MISALIGNED;
@@ -555,7 +532,7 @@ static void judge_disk(struct ctx *c, const struct walk *w, unsigned int disk, u
 			v->blame_dev = w->chunk_dev;
 			v->grain = w->chunk % pg ? pg : og;
 			v->blame_base = 0;
-			v->fix_grain = lcm64(w->chunk, v->grain);
+			v->fix_grain = align_lcm(w->chunk, v->grain);
 		}
 	}
 	merge(&v->physical, phys);
@@ -982,7 +959,7 @@ int pa_stack_advise(const struct pa_stack *s, unsigned int dev,
 			break;
 		}
 		if (v->blame == PA_TERM_ROW) {
-			chunk = lcm64(chunk, v->grain);
+			chunk = align_lcm(chunk, v->grain);
 			if (!chunk)
 				return -ERANGE;
 		}

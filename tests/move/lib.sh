@@ -126,6 +126,10 @@ fill_raw() {
 	local node
 	node=$(pnode "$1" "$2")
 	dd if=/dev/urandom of="$node" bs=1M status=none 2>/dev/null || true
+	# written back before anyone checksums the disk: the partition node has
+	# a page cache of its own, which a direct read of the disk does not see
+	# (sums taken while writeback still ran made "content changed" flakes)
+	blockdev --flushbufs "$node"
 }
 
 # The journal files left in $J.
