@@ -165,9 +165,9 @@ int apply_backup_save(struct pa_disk *d, const char *dir, const char *id,
 		rc = -ENOMEM;
 		goto out;
 	}
-	crc = pa_crc32(0, hdr, len);
+	crc = crc32_update(0, hdr, len);
 	for (i = 0; i < n; i++)
-		crc = pa_crc32(crc, data[i], regs[i].len);
+		crc = crc32_update(crc, data[i], regs[i].len);
 	snprintf(trailer, sizeof(trailer), "crc32 %08" PRIx32 "\n", crc);
 	/* ".NAME.pt.XXXXXX" until it is complete: never listed as a backup */
 	rc = file_tmp_open(&t, final, 0600, 0);
@@ -448,7 +448,7 @@ int apply_backup_load(const char *file, struct pa_backup *b)
 		memcpy(hex, t + 6, 8);
 		hex[8] = '\0';
 		if (memcmp(t, "crc32 ", 6) != 0 || t[14] != '\n' ||
-		    !parse_hex(hex, 8, &x) || pa_crc32(0, buf, body) != (uint32_t)x)
+		    !parse_hex(hex, 8, &x) || crc32_update(0, buf, body) != (uint32_t)x)
 			goto out;
 	} else {
 		goto out;
@@ -472,7 +472,7 @@ int apply_backup_load(const char *file, struct pa_backup *b)
 			goto out;
 		}
 		memcpy(b->data[i], buf + pos, b->regs[i].len);
-		crc = pa_crc32(crc, b->data[i], b->regs[i].len);
+		crc = crc32_update(crc, b->data[i], b->regs[i].len);
 		pos += b->regs[i].len;
 	}
 	rc = -EBADMSG;

@@ -75,7 +75,7 @@ static int kparts_of_disk(const struct apply_job *job, struct pa_kpart *k, size_
 
 	if (job->hooks->diags)
 		job->hooks->diags(job->hooks->arg, &msgs);
-	pa_diags_free(&msgs);
+	diags_free(&msgs);
 	if (rc == 0 && t.unreadable) {
 		/* libparted cannot read what was written: tell the kernel nothing */
 		plan_table_free(&t);
@@ -215,7 +215,7 @@ static void kernel_step(const struct apply_job *job, const struct pa_kpart *kp, 
 
 	if (job->hooks->diags)
 		job->hooks->diags(job->hooks->arg, &msgs);
-	pa_diags_free(&msgs);
+	diags_free(&msgs);
 	if (rc == 0 && !apply_kernel_matches(job->dev, kp, nk))
 		rc = -EBUSY;
 	if (rc == -EOPNOTSUPP && job->kpartx) {

@@ -288,7 +288,7 @@ int apply_kernel_sync(struct pa_disk *d, const struct pa_dev *whole,
 			continue;
 		rc = blkpg(d->fd, BLKPG_DEL_PARTITION, k[i].num, 0, 0);
 		if (rc < 0) {
-			pa_diag_add(msgs, d->path, -rc, "the kernel keeps partition %u", k[i].num);
+			diag_add(msgs, d->path, -rc, "the kernel keeps partition %u", k[i].num);
 			result = -EBUSY;
 		}
 	}
@@ -302,7 +302,7 @@ int apply_kernel_sync(struct pa_disk *d, const struct pa_dev *whole,
 		rc = blkpg(d->fd, BLKPG_ADD_PARTITION, parts[j].num, parts[j].start,
 			   parts[j].size);
 		if (rc < 0) {
-			pa_diag_add(msgs, d->path, -rc, "the kernel cannot add partition %u",
+			diag_add(msgs, d->path, -rc, "the kernel cannot add partition %u",
 				    parts[j].num);
 			result = -EBUSY;
 		}

@@ -160,7 +160,7 @@ static int gpt_identity_at(label_read_fn rd, void *ctx, uint32_t logical, uint64
 		return -EBADMSG;
 	want = get_le32(h + 16);
 	memset(h + 16, 0, 4);
-	if (pa_crc32(0, h, hsize) != want)
+	if (crc32_update(0, h, hsize) != want)
 		return -EBADMSG;
 	elba = get_le64(h + 72);
 	count = get_le32(h + 80);
@@ -177,7 +177,7 @@ static int gpt_identity_at(label_read_fn rd, void *ctx, uint32_t logical, uint64
 		rc = rd(ctx, elba * logical + done, buf, len);
 		if (rc < 0)
 			return rc;
-		crc = pa_crc32(crc, buf, len);
+		crc = crc32_update(crc, buf, len);
 		for (o = 0; o < len; o += esize) {
 			num++;
 			if (memcmp(buf + o, zero, 16) == 0)

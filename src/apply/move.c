@@ -68,7 +68,7 @@ static int sync_fd(int fd)
 static bool devno_on_disk(const struct pa_devlist *l, const struct pa_dev *whole,
 			  unsigned int ma, unsigned int mi, const struct pa_dev **hit)
 {
-	const struct pa_dev *d = pa_devlist_find_devno(l, ma, mi);
+	const struct pa_dev *d = devlist_find_devno(l, ma, mi);
 
 	if (d && (d == whole || d->disk == whole)) {
 		*hit = d;
@@ -315,7 +315,7 @@ static int table_crc(struct pa_mover *m, size_t k, uint64_t n, uint32_t *crc)
 		rc = pread_all(m->fd, buf, len, pos);
 		if (rc < 0)
 			return rc;
-		*crc = pa_crc32(*crc, buf, len);
+		*crc = crc32_update(*crc, buf, len);
 		pos += len;
 		left -= len;
 	}
@@ -693,7 +693,7 @@ static void *reader(void *arg)
 			eng_fail(e, rc);
 			return NULL;
 		}
-		b->crc = pa_crc32(0, b->mem + PA_JOURNAL_BLOCK, (size_t)len);
+		b->crc = crc32_update(0, b->mem + PA_JOURNAL_BLOCK, (size_t)len);
 		pthread_mutex_lock(&e->mu);
 		e->crcs[i % CRC_CAP] = b->crc;
 		b->idx = i;
@@ -823,7 +823,7 @@ static int checkpoint(struct eng *e, uint64_t upto, struct pa_move_stats *st)
 	}
 	rc = pwrite_all(mv->fd, le, (size_t)(upto - from) * 4, journal_crc_pos(e->j, e->m, from));
 	if (rc == 0) {
-		r.crcs = pa_crc32(r.crcs, le, (size_t)(upto - from) * 4);
+		r.crcs = crc32_update(r.crcs, le, (size_t)(upto - from) * 4);
 		r.seq++;
 		r.move = (uint32_t)e->m;
 		r.done = upto;
@@ -854,7 +854,7 @@ static int redo_ring(struct eng *e, struct pa_move_stats *st)
 			return rc;
 		if (journal_slot_decode(b->mem, e->j->nonce, &s) < 0 || s.move != e->m ||
 		    s.chunk != i || s.len != len ||
-		    pa_crc32(0, b->mem + PA_JOURNAL_BLOCK, (size_t)len) != s.crc)
+		    crc32_update(0, b->mem + PA_JOURNAL_BLOCK, (size_t)len) != s.crc)
 			break; /* never saved completely, so never written: the source is
 				  intact */
 		rc = pwrite_all(e->dfd, b->mem + PA_JOURNAL_BLOCK, (size_t)len, dst);
@@ -1038,7 +1038,7 @@ int move_verify(struct pa_mover *m, struct pa_writer *w, uint64_t *bad)
 				break;
 			want = (uint32_t)le[0] | (uint32_t)le[1] << 8 |
 			       (uint32_t)le[2] << 16 | (uint32_t)le[3] << 24;
-			if (pa_crc32(0, buf, (size_t)len) != want) {
+			if (crc32_update(0, buf, (size_t)len) != want) {
 				*bad = dst;
 				rc = -EILSEQ;
 			}

@@ -46,7 +46,7 @@ static bool cur_damaged;
 static PedExceptionOption on_exception(PedException *ex)
 {
 	if (cur_msgs)
-		pa_diag_add(cur_msgs, cur_dev, 0, "libparted: %s", ex->message);
+		diag_add(cur_msgs, cur_dev, 0, "libparted: %s", ex->message);
 	/*
 	 * One GPT copy torn by a power cut during its write (fix writes the
 	 * backup copy first, so a torn primary sits next to a whole backup):
@@ -155,7 +155,7 @@ static char *flags_text(PedPartition *part)
 
 	for (f = ped_partition_flag_next(0); f; f = ped_partition_flag_next(f))
 		if (ped_partition_is_flag_available(part, f) && ped_partition_get_flag(part, f))
-			pa_strlist_append(&s, ped_partition_flag_get_name(f), ',');
+			device_strlist_append(&s, ped_partition_flag_get_name(f), ',');
 	return s;
 }
 

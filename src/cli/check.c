@@ -260,7 +260,7 @@ static int fill_device(const struct out_opts *o, struct libscols_line *ln, size_
 		rc = out_set_str(ln, i, whole->name);
 		break;
 	case COL_TYPE:
-		rc = out_set_str(ln, i, d->is_path ? "path" : pa_kind_name(d->kind));
+		rc = out_set_str(ln, i, d->is_path ? "path" : device_kind_name(d->kind));
 		break;
 	case COL_MAJMIN:
 		if (d->kernel_missing)
@@ -329,13 +329,13 @@ static int fill_verdicts(struct libscols_line *ln, size_t i, int col, const stru
 
 	switch (col) {
 	case COL_PHYSICAL:
-		rc = out_set_str(ln, i, pa_verdict_name(r->checked ? r->c.physical : PA_VERDICT_NA));
+		rc = out_set_str(ln, i, align_verdict_name(r->checked ? r->c.physical : PA_VERDICT_NA));
 		break;
 	case COL_OPTIMAL:
-		rc = out_set_str(ln, i, pa_verdict_name(r->checked ? r->c.optimal : PA_VERDICT_NA));
+		rc = out_set_str(ln, i, align_verdict_name(r->checked ? r->c.optimal : PA_VERDICT_NA));
 		break;
 	case COL_POLICY:
-		rc = out_set_str(ln, i, pa_verdict_name(r->checked ? r->c.policy : PA_VERDICT_NA));
+		rc = out_set_str(ln, i, align_verdict_name(r->checked ? r->c.policy : PA_VERDICT_NA));
 		break;
 	case COL_REASON:
 		rc = out_set_str(ln, i, r->reason[0] ? r->reason : NULL);
@@ -394,7 +394,7 @@ static int fill_verdicts(struct libscols_line *ln, size_t i, int col, const stru
 		break;
 	case COL_UDEV: {
 		char why[512];
-		int st = pa_dev_udev_stale(d, why, sizeof(why));
+		int st = device_udev_stale(d, why, sizeof(why));
 
 		if (st >= 0)
 			rc = out_set_str(ln, i, st ? "stale" : "ok");
@@ -539,12 +539,12 @@ static int select_rows(const struct pa_devlist *l, const char *root, char **name
 				continue;
 		}
 		/* a whole device holding partitions is shown through them */
-		if (!d->is_path && !pa_dev_is_checked(d))
+		if (!d->is_path && !device_is_checked(d))
 			continue;
 		if (d->is_path && d->kind == PA_KIND_PART)
 			continue;
 		(*rows)[k].d = d;
-		(*rows)[k].checked = pa_dev_is_checked(d);
+		(*rows)[k].checked = device_is_checked(d);
 		k++;
 	}
 	*nrows = k;
@@ -591,7 +591,7 @@ static int probe_selected(struct pa_devlist *l, char **names, int nnames,
 		struct pa_dev *w = l->v[i];
 		bool named = nnames == 0;
 
-		if (!pa_dev_is_whole(w) || w->is_path)
+		if (!device_is_whole(w) || w->is_path)
 			continue;
 		for (a = 0; a < nnames && !named; a++) {
 			struct pa_dev *d;
@@ -717,7 +717,7 @@ static int check_rows(const struct check_opts *co, struct libscols_table *tb,
 				status |= PA_EXIT_MISALIGNED;
 		}
 		row_reason(r, co->oo.terminal);
-		if (pa_dev_udev_stale(r->d, stale, sizeof(stale)) > 0)
+		if (device_udev_stale(r->d, stale, sizeof(stale)) > 0)
 			msg_warn(r->d->path, "%s", stale);
 		ln = scols_table_new_line(tb, NULL);
 		if (!ln || fill_line(&co->oo, ln, sel, nsel, r) != 0) {
@@ -793,7 +793,7 @@ int cmd_check(int argc, char **argv)
 out:
 	scols_unref_table(tb);
 	free(rows);
-	pa_diags_free(&diags);
-	pa_devlist_free(&devs);
+	diags_free(&diags);
+	devlist_free(&devs);
 	return status;
 }

@@ -309,7 +309,7 @@ int cmd_dump(int argc, char **argv)
 	}
 	free(info);
 done:
-	pa_diags_free(&diags);
-	pa_devlist_free(&devs);
+	diags_free(&diags);
+	devlist_free(&devs);
 	return status;
 }

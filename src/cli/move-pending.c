@@ -36,7 +36,7 @@ int cli_move_warn_pending(const struct pa_devlist *l, char **names, int nnames)
 		bool named = nnames == 0;
 		char *path;
 
-		if (!pa_dev_is_whole(w))
+		if (!device_is_whole(w))
 			continue;
 		for (a = 0; a < nnames && !named; a++) {
 			struct pa_dev *d = NULL;

@@ -111,7 +111,7 @@ static void job_free(struct fix_job *j)
 	plan_free(&j->plan);
 	free(j->backup);
 	move_free(j->mv);
-	pa_devlist_free(&j->devs);
+	devlist_free(&j->devs);
 }
 
 static void set_verdicts(struct libscols_line *ln, size_t i, int col, const struct pa_check *c)
@@ -119,14 +119,14 @@ static void set_verdicts(struct libscols_line *ln, size_t i, int col, const stru
 	switch (col) {
 	case PC_OLD_PHYS:
 	case PC_NEW_PHYS:
-		out_set_str(ln, i, pa_verdict_name(c->physical));
+		out_set_str(ln, i, align_verdict_name(c->physical));
 		break;
 	case PC_OLD_OPT:
 	case PC_NEW_OPT:
-		out_set_str(ln, i, pa_verdict_name(c->optimal));
+		out_set_str(ln, i, align_verdict_name(c->optimal));
 		break;
 	default:
-		out_set_str(ln, i, pa_verdict_name(c->policy));
+		out_set_str(ln, i, align_verdict_name(c->policy));
 		break;
 	}
 }
@@ -278,10 +278,10 @@ static int scan_one(const char *arg, struct fix_job *j, struct pa_dev **dev)
 	struct pa_diags diags = {0};
 	int rc;
 
-	pa_devlist_free(&j->devs);
+	devlist_free(&j->devs);
 	rc = scan_devices(&so, &j->devs, &diags);
 	msg_diags(&diags);
-	pa_diags_free(&diags);
+	diags_free(&diags);
 	return rc < 0 ? rc : scan_lookup(&j->devs, arg, dev);
 }
 
@@ -422,7 +422,7 @@ static int prepare(const struct fix_opts *o, const char *arg, struct fix_job *j)
 	if (rc < 0) {
 		msg_diags(&msgs);
 		msg_err(dev->path, -rc, "cannot read the partition table");
-		pa_diags_free(&msgs);
+		diags_free(&msgs);
 		free(inuse);
 		return PA_EXIT_ERROR;
 	}
@@ -443,11 +443,11 @@ static int prepare(const struct fix_opts *o, const char *arg, struct fix_job *j)
 		if (rc < 0) {
 			msg_diags(&msgs);
 			msg_err(dev->path, -rc, "libparted refused the new table");
-			pa_diags_free(&msgs);
+			diags_free(&msgs);
 			return PA_EXIT_ERROR;
 		}
 	}
-	pa_diags_free(&msgs);
+	diags_free(&msgs);
 	if (j->plan.refusal)
 		return PA_EXIT_MISALIGNED;
 	if (j->plan.changes || j->kernel_stale)

@@ -301,7 +301,7 @@ void provision_check(struct run *r)
 			names[so.nnames++] = d->device;
 	}
 	rc = so.nnames ? scan_devices(&so, &r->after, &diags) : 0;
-	pa_diags_free(&diags);
+	diags_free(&diags);
 	for (i = 0; i < r->n; i++) {
 		struct disk *d = &r->disks[i];
 		const struct pa_dev *part = NULL;

@@ -144,7 +144,7 @@ static int probe_plan(struct run *r, const struct pa_dev *dev, struct pa_plan *p
 	}
 	status = p->refusal || p->changes || stale ? PA_EXIT_MISALIGNED : PA_EXIT_OK;
 out:
-	pa_diags_free(&msgs);
+	diags_free(&msgs);
 	move_free(mv);
 	apply_shadow_free(sh);
 	apply_disk_close(&disk);

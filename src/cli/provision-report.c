@@ -129,7 +129,7 @@ void provision_rules(struct run *r)
 	if (rc == -ENOMEM)
 		prov_nomem();
 	msg_diags(&diags);
-	pa_diags_free(&diags);
+	diags_free(&diags);
 	rules_trigger_note(r);
 	rc = rc < 0 ? PA_EXIT_USAGE : prov_call(call_rules, &call, &err);
 	rules_map_free(&map);

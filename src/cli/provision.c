@@ -185,7 +185,7 @@ static int read_config(struct run *r, const char *file)
 			prov_nomem();
 		msg_diags(&diags);
 	}
-	pa_diags_free(&diags);
+	diags_free(&diags);
 	free(text);
 	if (rc < 0)
 		return rc;
@@ -318,8 +318,8 @@ static void run_free(struct run *r)
 	free(r->backup_dir);
 	free(r->rules_file);
 	free(r->rules_reason);
-	pa_devlist_free(&r->devs);
-	pa_devlist_free(&r->after);
+	devlist_free(&r->devs);
+	devlist_free(&r->after);
 }
 
 /* The first scan: only the named paths' neighbourhood when every selector is a path. */
@@ -346,7 +346,7 @@ static int scan_first(struct run *r)
 	/* unreadable devices matter only when a selector lands on them */
 	rc = scan_devices(&so, &r->devs, &diags);
 	free(names);
-	pa_diags_free(&diags);
+	diags_free(&diags);
 	if (rc < 0)
 		msg_err(NULL, -rc, "cannot scan the block devices");
 	return rc;

@@ -59,10 +59,10 @@ static int scan_one(const char *arg, struct pa_devlist *l, struct pa_dev **dev)
 	struct pa_diags diags = {0};
 	int rc;
 
-	pa_devlist_free(l);
+	devlist_free(l);
 	rc = scan_devices(&so, l, &diags);
 	msg_diags(&diags);
-	pa_diags_free(&diags);
+	diags_free(&diags);
 	return rc < 0 ? rc : scan_lookup(l, arg, dev);
 }
 
@@ -438,7 +438,7 @@ int cmd_restore(int argc, char **argv)
 		status |= restore(&b, argv[optind], argv[optind + 1], &devs, dev, &o);
 	}
 	apply_backup_free(&b);
-	pa_diags_free(&diags);
-	pa_devlist_free(&devs);
+	diags_free(&diags);
+	devlist_free(&devs);
 	return status;
 }

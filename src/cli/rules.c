@@ -177,35 +177,35 @@ static int resolve(const struct pa_devlist *l, const struct rules_entry *e,
 	int rc;
 
 	if (rules_spec_parse(e->device, &sel, &v) < 0)
-		return pa_diag_add(diags, e->origin, 0, "bad device '%s'", e->device)
+		return diag_add(diags, e->origin, 0, "bad device '%s'", e->device)
 			   ?: -EINVAL;
 	if (sel == RULES_SEL_PATH) {
 		rc = scan_lookup(l, v, out);
 		if (rc == -ENOTBLK)
-			return pa_diag_add(diags, v, 0, "not a block device (%s)",
+			return diag_add(diags, v, 0, "not a block device (%s)",
 					   e->name)
 				   ?: rc;
 		if (rc == -ENODEV)
-			return pa_diag_add(
+			return diag_add(
 				   diags, v, 0,
 				   "not found among the block devices of the host (%s)",
 				   e->name)
 				   ?: rc;
 		if (rc < 0)
-			return pa_diag_add(diags, v, -rc, "cannot use it for %s", e->name)
+			return diag_add(diags, v, -rc, "cannot use it for %s", e->name)
 				   ?: rc;
 		return 0;
 	}
 	rc = rules_spec_find(l, sel, v, out, &other);
 	if (rc == -ENODEV)
-		return pa_diag_add(
+		return diag_add(
 			   diags, e->device, 0,
 			   "no device of the host has this ID (%s, %s); udev's database "
 			   "must know it (see udevadm info)",
 			   e->name, e->origin)
 			   ?: rc;
 	if (rc == -EEXIST)
-		return pa_diag_add(
+		return diag_add(
 			   diags, e->device, 0,
 			   "matches both %s and %s (cloned VM disks?): cannot tell "
 			   "which one is %s",
@@ -227,7 +227,7 @@ static int check_contents(struct pa_dev *d, const struct rules_entry *e, bool fo
 	if (d->mountpoints) {
 		char *nl = strchr(d->mountpoints, '\n');
 
-		return pa_diag_add(
+		return diag_add(
 			   diags, d->path, 0,
 			   "is in use (mounted on %.*s): not giving it to ASM as %s",
 			   nl ? (int)(nl - d->mountpoints) : (int)strlen(d->mountpoints),
@@ -235,7 +235,7 @@ static int check_contents(struct pa_dev *d, const struct rules_entry *e, bool fo
 			   ?: -EBUSY;
 	}
 	if (d->holders && !(d->kind == PA_KIND_MPATH && d->nparts))
-		return pa_diag_add(
+		return diag_add(
 			   diags, d->path, 0,
 			   "is in use by %s (a device stacked on it): not giving it to "
 			   "ASM as %s",
@@ -243,15 +243,15 @@ static int check_contents(struct pa_dev *d, const struct rules_entry *e, bool fo
 			   ?: -EBUSY;
 	rc = scan_ids_probe(d, &sig);
 	if (rc < 0)
-		return pa_diag_add(
+		return diag_add(
 			   diags, d->path, -rc,
 			   "cannot open read-only to check it for signatures (%s)",
 			   e->name)
 			   ?: rc;
 	/* an ID a rule is written on must be the device's, not a stale udev entry's */
-	if (pa_dev_udev_stale(d, stale, sizeof(stale)) > 0) {
+	if (device_udev_stale(d, stale, sizeof(stale)) > 0) {
 		free(sig);
-		return pa_diag_add(diags, d->path, 0, "%s (ASM disk %s)", stale, e->name)
+		return diag_add(diags, d->path, 0, "%s (ASM disk %s)", stale, e->name)
 			   ?: -ESTALE;
 	}
 	what = sig && strcmp(sig, "oracleasm") != 0		  ? sig
@@ -259,7 +259,7 @@ static int check_contents(struct pa_dev *d, const struct rules_entry *e, bool fo
 								  : NULL;
 	if (what && !force) {
 		rc =
-		    pa_diag_add(
+		    diag_add(
 			diags, d->path, 0,
 			"holds data (signature: %s): ASM would destroy it; wipe it first "
 			"(wipefs) or give --force to name it %s anyway",
@@ -289,7 +289,7 @@ static int check_partuuid(const struct rules_rule *r, const struct rules_entry *
 
 	if (r->match != RULES_MATCH_PARTUUID || !d->ondisk_no_table || d->ondisk_uuid)
 		return 0;
-	return pa_diag_add(
+	return diag_add(
 		   diags, d->path, 0,
 		   "the udev database says PARTUUID %s, but its disk %s has no "
 		   "partition table libblkid can read: the PARTUUID is not on the "
@@ -760,9 +760,9 @@ out:
 	free(text);
 	free(old);
 	rules_set_free(&set);
-	pa_devlist_free(&devs);
-	pa_diags_free(&diags);
-	pa_diags_free(&scandiags);
+	devlist_free(&devs);
+	diags_free(&diags);
+	diags_free(&scandiags);
 	return status;
 }
 
@@ -816,6 +816,6 @@ int cmd_rules(int argc, char **argv)
 		status = run_map(&o, &map);
 	}
 	rules_map_free(&map);
-	pa_diags_free(&diags);
+	diags_free(&diags);
 	return flush_stdout(status);
 }

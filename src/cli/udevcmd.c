@@ -117,7 +117,7 @@ int cmd_udev(int argc, char **argv)
 			: rc == -ENODEV ? "not a device partalign checks "
 					  "(unbound loop, ram or zram, or empty)"
 					: "cannot read it in sysfs");
-		pa_devlist_free(&l);
+		devlist_free(&l);
 		return PA_EXIT_ERROR;
 	}
 	align_check_dev(d, &grain, &c);
@@ -132,9 +132,9 @@ int cmd_udev(int argc, char **argv)
 			closelog();
 		}
 	} else {
-		printf("PARTALIGN_PHYSICAL=%s\n", pa_verdict_name(c.physical));
-		printf("PARTALIGN_OPTIMAL=%s\n", pa_verdict_name(c.optimal));
-		printf("PARTALIGN_POLICY=%s\n", pa_verdict_name(c.policy));
+		printf("PARTALIGN_PHYSICAL=%s\n", align_verdict_name(c.physical));
+		printf("PARTALIGN_OPTIMAL=%s\n", align_verdict_name(c.optimal));
+		printf("PARTALIGN_POLICY=%s\n", align_verdict_name(c.policy));
 		if (c.physical != PA_VERDICT_OK || c.optimal != PA_VERDICT_OK ||
 		    c.policy != PA_VERDICT_OK)
 			printf("PARTALIGN_REASON='%s'\n", reason);
@@ -143,6 +143,6 @@ int cmd_udev(int argc, char **argv)
 			status = PA_EXIT_ERROR;
 		}
 	}
-	pa_devlist_free(&l);
+	devlist_free(&l);
 	return status;
 }

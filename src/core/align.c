@@ -15,7 +15,7 @@
 #include "core/align.h"
 #include "core/units.h"
 
-const char *pa_verdict_name(enum pa_verdict v)
+const char *align_verdict_name(enum pa_verdict v)
 {
 	switch (v) {
 	case PA_VERDICT_OK:

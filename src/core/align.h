@@ -43,7 +43,7 @@ struct pa_check {
 	char reason[PA_REASON_MAX]; /* empty when all three are ok */
 };
 
-const char *pa_verdict_name(enum pa_verdict v);
+const char *align_verdict_name(enum pa_verdict v);
 
 /*
  * Sanitise t->opt_io.  Returns the usable optimal size in bytes, or 0 and a

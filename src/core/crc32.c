@@ -101,7 +101,7 @@ crc_fold(uint32_t crc, const unsigned char *p, size_t len)
 
 #endif
 
-uint32_t pa_crc32(uint32_t crc, const void *buf, size_t len)
+uint32_t crc32_update(uint32_t crc, const void *buf, size_t len)
 {
 	const unsigned char *p = buf;
 

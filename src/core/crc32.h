@@ -6,6 +6,6 @@
 #include <stdint.h>
 
 /* Continue @crc (start with 0) over @len bytes. */
-uint32_t pa_crc32(uint32_t crc, const void *buf, size_t len);
+uint32_t crc32_update(uint32_t crc, const void *buf, size_t len);
 
 #endif

@@ -13,12 +13,12 @@
 
 #include "core/device.h"
 
-struct pa_dev *pa_dev_new(void)
+struct pa_dev *device_new(void)
 {
 	return calloc(1, sizeof(struct pa_dev));
 }
 
-void pa_dev_free(struct pa_dev *d)
+void device_free(struct pa_dev *d)
 {
 	if (!d)
 		return;
@@ -49,7 +49,7 @@ void pa_dev_free(struct pa_dev *d)
 	free(d);
 }
 
-int pa_devlist_add(struct pa_devlist *l, struct pa_dev *d)
+int devlist_add(struct pa_devlist *l, struct pa_dev *d)
 {
 	if (l->n == l->cap) {
 		size_t cap = l->cap ? l->cap * 2 : 64;
@@ -64,18 +64,18 @@ int pa_devlist_add(struct pa_devlist *l, struct pa_dev *d)
 	return 0;
 }
 
-void pa_devlist_free(struct pa_devlist *l)
+void devlist_free(struct pa_devlist *l)
 {
 	size_t i;
 
 	for (i = 0; i < l->n; i++)
-		pa_dev_free(l->v[i]);
+		device_free(l->v[i]);
 	free(l->v);
 	l->v = NULL;
 	l->n = l->cap = 0;
 }
 
-struct pa_dev *pa_devlist_find_name(const struct pa_devlist *l, const char *name)
+struct pa_dev *devlist_find_name(const struct pa_devlist *l, const char *name)
 {
 	size_t i;
 
@@ -85,7 +85,7 @@ struct pa_dev *pa_devlist_find_name(const struct pa_devlist *l, const char *name
 	return NULL;
 }
 
-struct pa_dev *pa_devlist_find_devno(const struct pa_devlist *l, unsigned int major,
+struct pa_dev *devlist_find_devno(const struct pa_devlist *l, unsigned int major,
 				     unsigned int minor)
 {
 	size_t i;
@@ -96,7 +96,7 @@ struct pa_dev *pa_devlist_find_devno(const struct pa_devlist *l, unsigned int ma
 	return NULL;
 }
 
-const char *pa_kind_name(enum pa_kind k)
+const char *device_kind_name(enum pa_kind k)
 {
 	switch (k) {
 	case PA_KIND_DISK:
@@ -119,12 +119,12 @@ const char *pa_kind_name(enum pa_kind k)
 	return "unknown";
 }
 
-bool pa_dev_is_whole(const struct pa_dev *d)
+bool device_is_whole(const struct pa_dev *d)
 {
 	return d->kind != PA_KIND_PART;
 }
 
-bool pa_dev_is_checked(const struct pa_dev *d)
+bool device_is_checked(const struct pa_dev *d)
 {
 	if (d->is_path)
 		return false;
@@ -133,7 +133,7 @@ bool pa_dev_is_checked(const struct pa_dev *d)
 	return d->nparts == 0;
 }
 
-int pa_strlist_append(char **list, const char *s, char sep)
+int device_strlist_append(char **list, const char *s, char sep)
 {
 	size_t old = *list ? strlen(*list) : 0;
 	size_t add = strlen(s);
@@ -148,7 +148,7 @@ int pa_strlist_append(char **list, const char *s, char sep)
 	return 0;
 }
 
-bool pa_strlist_contains(const char *list, const char *s)
+bool device_strlist_contains(const char *list, const char *s)
 {
 	size_t n = strlen(s);
 	const char *p = list;
@@ -210,7 +210,7 @@ static int stale_text(char *buf, size_t len, const char *key, const char *udev,
 	return 1;
 }
 
-int pa_dev_udev_stale(const struct pa_dev *d, char *buf, size_t len)
+int device_udev_stale(const struct pa_dev *d, char *buf, size_t len)
 {
 	const struct pa_dev *w = d->disk ? d->disk : d;
 	const char *wwn = d->id_wwn_ext ? d->id_wwn_ext : d->id_wwn;

@@ -4,7 +4,7 @@
  * libblkid or libparted.
  *
  * Ownership: a struct pa_devlist owns its devices, and each device owns its
- * strings.  pa_devlist_free() releases everything.  Pointers between devices
+ * strings.  devlist_free() releases everything.  Pointers between devices
  * (disk, map) are borrowed and stay valid as long as the list lives.
  */
 #ifndef PARTALIGN_DEVICE_H
@@ -82,7 +82,7 @@ struct pa_dev {
 
 	/*
 	 * The same identities from the device itself, to catch a stale udev
-	 * database (pa_dev_udev_stale): the PARTUUID of the entry in the
+	 * database (device_udev_stale): the PARTUUID of the entry in the
 	 * on-disk table (--probe, rules), and for whole disks the kernel's
 	 * sysfs "serial" (virtio) and "wwid" / "device/wwid" (NVMe, SCSI).
 	 */
@@ -109,13 +109,13 @@ struct pa_devlist {
 	size_t cap;
 };
 
-/* Allocate a zeroed device (NULL on ENOMEM); the list takes it with pa_devlist_add(). */
-struct pa_dev *pa_dev_new(void);
-void pa_dev_free(struct pa_dev *d);
-int pa_devlist_add(struct pa_devlist *l, struct pa_dev *d);
-void pa_devlist_free(struct pa_devlist *l);
-struct pa_dev *pa_devlist_find_name(const struct pa_devlist *l, const char *name);
-struct pa_dev *pa_devlist_find_devno(const struct pa_devlist *l, unsigned int major,
+/* Allocate a zeroed device (NULL on ENOMEM); the list takes it with devlist_add(). */
+struct pa_dev *device_new(void);
+void device_free(struct pa_dev *d);
+int devlist_add(struct pa_devlist *l, struct pa_dev *d);
+void devlist_free(struct pa_devlist *l);
+struct pa_dev *devlist_find_name(const struct pa_devlist *l, const char *name);
+struct pa_dev *devlist_find_devno(const struct pa_devlist *l, unsigned int major,
 				     unsigned int minor);
 
 /*
@@ -130,19 +130,19 @@ struct pa_dev *pa_devlist_find_devno(const struct pa_devlist *l, unsigned int ma
  * 'udevadm settle'" in @buf when they disagree, 0 when something was
  * compared and agrees, -1 when nothing could be compared.
  */
-int pa_dev_udev_stale(const struct pa_dev *d, char *buf, size_t len);
+int device_udev_stale(const struct pa_dev *d, char *buf, size_t len);
 
-const char *pa_kind_name(enum pa_kind k);
-bool pa_dev_is_whole(const struct pa_dev *d);
+const char *device_kind_name(enum pa_kind k);
+bool device_is_whole(const struct pa_dev *d);
 
 /*
  * Whether the analyzer looks at this device: partitions, and whole devices
  * that hold no partitions.  Multipath path devices never: their map is checked.
  */
-bool pa_dev_is_checked(const struct pa_dev *d);
+bool device_is_checked(const struct pa_dev *d);
 
 /* Append "s" to a space/newline separated list in *list (0 or -ENOMEM). */
-int pa_strlist_append(char **list, const char *s, char sep);
-bool pa_strlist_contains(const char *list, const char *s);
+int device_strlist_append(char **list, const char *s, char sep);
+bool device_strlist_contains(const char *list, const char *s);
 
 #endif

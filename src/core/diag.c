@@ -11,7 +11,7 @@
 
 #include "core/diag.h"
 
-int pa_diag_add(struct pa_diags *l, const char *device, int err, const char *fmt, ...)
+int diag_add(struct pa_diags *l, const char *device, int err, const char *fmt, ...)
 {
 	struct pa_diag *d;
 	va_list ap;
@@ -42,7 +42,7 @@ int pa_diag_add(struct pa_diags *l, const char *device, int err, const char *fmt
 	return 0;
 }
 
-void pa_diags_free(struct pa_diags *l)
+void diags_free(struct pa_diags *l)
 {
 	size_t i;
 

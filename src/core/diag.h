@@ -20,8 +20,8 @@ struct pa_diags {
 };
 
 /* Record one diagnostic; returns 0 or -ENOMEM. */
-int pa_diag_add(struct pa_diags *l, const char *device, int err, const char *fmt, ...)
+int diag_add(struct pa_diags *l, const char *device, int err, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
-void pa_diags_free(struct pa_diags *l);
+void diags_free(struct pa_diags *l);
 
 #endif

@@ -191,7 +191,7 @@ static int header_text(const struct pa_journal *j, char **out, size_t *len)
 		free(body);
 		return -ENOMEM;
 	}
-	rc = asprintf(&all, "%scrc32 %08" PRIx32 "\nend\n", body, pa_crc32(0, body, blen));
+	rc = asprintf(&all, "%scrc32 %08" PRIx32 "\nend\n", body, crc32_update(0, body, blen));
 	free(body);
 	if (rc < 0)
 		return -ENOMEM;
@@ -554,7 +554,7 @@ int journal_parse(const char *buf, size_t len, struct pa_journal *j)
 			done = true;
 		} else if (strncmp(line, "crc32 ", 6) == 0) {
 			if (n != 14 || sscanf(line + 6, "%8x", &crc) != 1 ||
-			    pa_crc32(0, buf, (size_t)(p - buf)) != crc)
+			    crc32_update(0, buf, (size_t)(p - buf)) != crc)
 				goto out;
 			crc_line = p;
 		} else {
@@ -609,13 +609,13 @@ void journal_prog_encode(const struct pa_jprog *r, uint64_t nonce, unsigned char
 	put_le32(buf + 24, r->move);
 	put_le64(buf + 28, r->done);
 	put_le32(buf + 36, r->crcs);
-	put_le32(buf + 40, pa_crc32(0, buf, 40));
+	put_le32(buf + 40, crc32_update(0, buf, 40));
 }
 
 int journal_prog_decode(const unsigned char *buf, uint64_t nonce, struct pa_jprog *r)
 {
 	if (memcmp(buf, PROG_MAGIC, 8) || get_le64(buf + 8) != nonce ||
-	    get_le32(buf + 40) != pa_crc32(0, buf, 40))
+	    get_le32(buf + 40) != crc32_update(0, buf, 40))
 		return -EBADMSG;
 	r->seq = get_le64(buf + 16);
 	r->move = get_le32(buf + 24);
@@ -633,13 +633,13 @@ void journal_slot_encode(const struct pa_jslot *s, uint64_t nonce, unsigned char
 	put_le64(buf + 20, s->chunk);
 	put_le64(buf + 28, s->len);
 	put_le32(buf + 36, s->crc);
-	put_le32(buf + 40, pa_crc32(0, buf, 40));
+	put_le32(buf + 40, crc32_update(0, buf, 40));
 }
 
 int journal_slot_decode(const unsigned char *buf, uint64_t nonce, struct pa_jslot *s)
 {
 	if (memcmp(buf, SLOT_MAGIC, 8) || get_le64(buf + 8) != nonce ||
-	    get_le32(buf + 40) != pa_crc32(0, buf, 40))
+	    get_le32(buf + 40) != crc32_update(0, buf, 40))
 		return -EBADMSG;
 	s->move = get_le32(buf + 16);
 	s->chunk = get_le64(buf + 20);

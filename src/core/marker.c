@@ -96,7 +96,7 @@ static int copy_load(const struct marker_io *io, uint64_t lba, struct gpt_copy *
 		return -ENOENT;
 	crc = get_le32(c->hdr + 16);
 	put_le32(c->hdr + 16, 0);
-	if (pa_crc32(0, c->hdr, c->hdr_size) != crc)
+	if (crc32_update(0, c->hdr, c->hdr_size) != crc)
 		return -ENOENT;
 	put_le32(c->hdr + 16, crc);
 	c->count = get_le32(c->hdr + 80);
@@ -113,7 +113,7 @@ static int copy_load(const struct marker_io *io, uint64_t lba, struct gpt_copy *
 	if (!c->ents)
 		return -ENOMEM;
 	rc = io->rd(io->ctx, c->ent_off, c->ents, c->elen);
-	if (rc == 0 && pa_crc32(0, c->ents, c->elen) != get_le32(c->hdr + 88))
+	if (rc == 0 && crc32_update(0, c->ents, c->elen) != get_le32(c->hdr + 88))
 		rc = -ENOENT;
 	if (rc < 0)
 		copy_free(c);
@@ -126,9 +126,9 @@ static int copy_store(const struct marker_io *io, struct gpt_copy *c)
 
 	if (!c->dirty)
 		return 0;
-	put_le32(c->hdr + 88, pa_crc32(0, c->ents, c->elen));
+	put_le32(c->hdr + 88, crc32_update(0, c->ents, c->elen));
 	put_le32(c->hdr + 16, 0);
-	put_le32(c->hdr + 16, pa_crc32(0, c->hdr, c->hdr_size));
+	put_le32(c->hdr + 16, crc32_update(0, c->hdr, c->hdr_size));
 	rc = io->wr(io->ctx, c->ent_off, c->ents, c->elen);
 	if (rc == 0)
 		rc = io->wr(io->ctx, c->hdr_off, c->hdr, sizeof(c->hdr));
@@ -237,7 +237,7 @@ static bool rec_parse(const unsigned char *p, uint64_t *id, char *path)
 	uint32_t len = get_le16(p + 16);
 
 	if (memcmp(p, REC_MAGIC, 8) || len > PA_MARKER_PATH_MAX ||
-	    get_le32(p + REC_PAYLOAD - 4) != pa_crc32(0, p, REC_PAYLOAD - 4))
+	    get_le32(p + REC_PAYLOAD - 4) != crc32_update(0, p, REC_PAYLOAD - 4))
 		return false;
 	*id = get_le64(p + 8);
 	memcpy(path, p + 18, len);
@@ -437,7 +437,7 @@ static int gpt_edit(const struct marker_io *io, const struct pa_journal *j,
 				put_le16(rec + 16, (uint16_t)len);
 				memcpy(rec + 18, path ? path : "", len);
 				put_le32(rec + REC_PAYLOAD - 4,
-					 pa_crc32(0, rec, REC_PAYLOAD - 4));
+					 crc32_update(0, rec, REC_PAYLOAD - 4));
 				rec_put(slot, rec);
 				c[k].dirty = true;
 			} else {

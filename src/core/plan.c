@@ -581,7 +581,7 @@ static const char *foreign_holder(const struct pa_devlist *l, const struct pa_de
 		struct pa_dev *h;
 
 		snprintf(buf, len, "%.*s", (int)n, p);
-		h = pa_devlist_find_name(l, buf);
+		h = devlist_find_name(l, buf);
 		if (!h || h->kind != PA_KIND_PART || h->disk != disk)
 			return buf;
 		p += n;

@@ -47,7 +47,7 @@ static void perr(struct parser *p, const char *fmt, ...)
 		p->nomem = true;
 		return;
 	}
-	if (pa_diag_add(p->diags, where, 0, "%s", msg) < 0)
+	if (diag_add(p->diags, where, 0, "%s", msg) < 0)
 		p->nomem = true;
 	free(where);
 	free(msg);
@@ -442,7 +442,7 @@ int provconf_parse(struct provconf *c, const char *text, size_t len, const char 
 	free(buf);
 	if (!p.nomem && !p.errors && c->n == 0) {
 		p.errors++;
-		if (pa_diag_add(
+		if (diag_add(
 			diags, file, 0,
 			"no disks: expected lines 'NAME SELECTOR [owner=U] [group=G] "
 			"[mode=M]'") < 0)

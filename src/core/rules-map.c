@@ -87,7 +87,7 @@ static int entry_check(const char *name, const char *device, const char *owner,
 
 	if (!rules_name_is_valid(name)) {
 		bad = 1;
-		rc = pa_diag_add(
+		rc = diag_add(
 		    diags, origin, 0,
 		    "ASM name '%s' is not valid: use 1 to %d of A-Z a-z 0-9 _ . -, "
 		    "starting with a letter, a digit or _",
@@ -97,7 +97,7 @@ static int entry_check(const char *name, const char *device, const char *owner,
 	}
 	if (rules_spec_parse(device, &sel, &v) < 0) {
 		bad = 1;
-		rc = pa_diag_add(
+		rc = diag_add(
 		    diags, origin, 0,
 		    "device '%s' of %s: expected a /dev path, wwn:ID, serial:ID or "
 		    "partuuid:UUID",
@@ -107,7 +107,7 @@ static int entry_check(const char *name, const char *device, const char *owner,
 	}
 	if (owner && !rules_account_is_valid(owner)) {
 		bad = 1;
-		rc = pa_diag_add(diags, origin, 0,
+		rc = diag_add(diags, origin, 0,
 				 "owner '%s' of %s is not a valid user name",
 				 shown(owner, b, sizeof(b)), name);
 		if (rc < 0)
@@ -115,7 +115,7 @@ static int entry_check(const char *name, const char *device, const char *owner,
 	}
 	if (group && !rules_account_is_valid(group)) {
 		bad = 1;
-		rc = pa_diag_add(diags, origin, 0,
+		rc = diag_add(diags, origin, 0,
 				 "group '%s' of %s is not a valid group name",
 				 shown(group, b, sizeof(b)), name);
 		if (rc < 0)
@@ -123,7 +123,7 @@ static int entry_check(const char *name, const char *device, const char *owner,
 	}
 	if (mode && !rules_mode_normalize(mode, normmode)) {
 		bad = 1;
-		rc = pa_diag_add(
+		rc = diag_add(
 		    diags, origin, 0,
 		    "mode '%s' of %s: expected 3 or 4 octal digits, e.g. 0660",
 		    shown(mode, b, sizeof(b)), name);
@@ -174,7 +174,7 @@ int rules_map_add_arg(struct rules_map *m, const char *arg, struct pa_diags *dia
 	int rc;
 
 	if (!eq || eq == arg || !eq[1])
-		return pa_diag_add(diags, "--disk", 0, "'%s': expected NAME=DEVICE",
+		return diag_add(diags, "--disk", 0, "'%s': expected NAME=DEVICE",
 				   shown(arg, b, sizeof(b)))
 			   ?: -EINVAL;
 	name = strndup(arg, (size_t)(eq - arg));
@@ -208,7 +208,7 @@ int rules_map_parse(struct rules_map *m, const char *text, const char *file,
 		nf = rules_fields_split(line, " \t\r", field, 5);
 		rc = 0;
 		if (nf == 1 || nf > 5) {
-			rc = pa_diag_add(diags, origin, 0,
+			rc = diag_add(diags, origin, 0,
 					 "expected 'name device [owner [group [mode]]]'");
 			if (rc == 0)
 				rc = -EINVAL;
@@ -240,7 +240,7 @@ int rules_map_check_names(const struct rules_map *m, struct pa_diags *diags)
 			if (strcasecmp(m->v[i].name, m->v[j].name) != 0)
 				continue;
 			bad = 1;
-			rc = pa_diag_add(
+			rc = diag_add(
 			    diags, m->v[i].origin, 0,
 			    "name %s given twice (also %s as %s): one name, one device",
 			    m->v[i].name, m->v[j].origin, m->v[j].name);

@@ -472,7 +472,7 @@ static int refuse(struct pa_diags *diags, const struct pa_dev *d, int err,
 	va_end(ap);
 	if (rc < 0)
 		return -ENOMEM;
-	rc = pa_diag_add(diags, d->path, 0, "%s", msg);
+	rc = diag_add(diags, d->path, 0, "%s", msg);
 	free(msg);
 	return rc < 0 ? rc : -err;
 }
@@ -839,7 +839,7 @@ int rules_set_check(const struct rules_set *s, const struct pa_devlist *l,
 		for (j = 0; j < i; j++)
 			if (s->v[j].dev == r->dev) {
 				bad = 1;
-				rc = pa_diag_add(diags, r->dev->path, 0,
+				rc = diag_add(diags, r->dev->path, 0,
 						 "two names for one device: %s and %s",
 						 s->v[j].name, r->name);
 				if (rc < 0)
@@ -853,7 +853,7 @@ int rules_set_check(const struct rules_set *s, const struct pa_devlist *l,
 				snprintf(part, sizeof(part), " with partition %u",
 					 r->partn);
 			bad = 1;
-			rc = pa_diag_add(
+			rc = diag_add(
 			    diags, r->dev->path, 0,
 			    "%s %s%s is not unique: %s has it too (a cloned VM disk, "
 			    "or a disk seen through two paths without multipath); a rule "

@@ -241,7 +241,7 @@ static int validate_md(const struct pa_stack *s, unsigned int i)
 	return 0;
 }
 
-int pa_stack_validate(const struct pa_stack *s, unsigned int *bad)
+int stack_validate(const struct pa_stack *s, unsigned int *bad)
 {
 	unsigned int i;
 	int r = 0;
@@ -607,7 +607,7 @@ static int descend_seg(struct ctx *c, unsigned int dev, uint64_t x, struct walk 
 		if (r)
 			return r;
 	}
-	/* chunk * stripes cannot wrap: pa_stack_validate() checked it */
+	/* chunk * stripes cannot wrap: stack_validate() checked it */
 	if (g->stripes > 1 && delta % (g->chunk * g->stripes) == 0) {
 		/* a row start: the first chunk on every stripe */
 		for (i = 0; i < g->stripes; i++) {
@@ -699,7 +699,7 @@ static int descend_md(struct ctx *c, unsigned int dev, uint64_t x, struct walk w
 		if (d->level == 0) {
 			/* RAID0: chunk q is on member q % n, row q / n; a row start: all
 			 */
-			/* chunk * n cannot wrap: pa_stack_validate() checked chunk *
+			/* chunk * n cannot wrap: stack_validate() checked chunk *
 			 * data_disks */
 			if (x % (d->chunk * n) && k != q % n)
 				continue;
@@ -779,7 +779,7 @@ static int descend(struct ctx *c, unsigned int dev, uint64_t x, struct walk w)
 	return -EINVAL;
 }
 
-int pa_stack_check_dev(const struct pa_stack *s, unsigned int dev,
+int stack_check_dev(const struct pa_stack *s, unsigned int dev,
 		       const struct pa_grain *policy, struct pa_stack_verdict *out)
 {
 	const struct pa_stack_dev *d;
@@ -787,7 +787,7 @@ int pa_stack_check_dev(const struct pa_stack *s, unsigned int dev,
 	int r, worst = -1;
 
 	memset(out, 0, sizeof(*out));
-	r = pa_stack_validate(s, &bad);
+	r = stack_validate(s, &bad);
 	if (r)
 		return r;
 	if (dev >= s->ndevs)
@@ -818,7 +818,7 @@ int pa_stack_check_dev(const struct pa_stack *s, unsigned int dev,
 	return 0;
 }
 
-bool pa_stack_extent_ok(const struct pa_stack_dev *lv, uint64_t grain, char *why,
+bool stack_extent_ok(const struct pa_stack_dev *lv, uint64_t grain, char *why,
 			size_t len)
 {
 	char a[32], b[32];
@@ -881,7 +881,7 @@ static void member_list(const struct pa_stack *s, const struct pa_stack_dev *d, 
 	}
 }
 
-int pa_stack_advise(const struct pa_stack *s, unsigned int dev,
+int stack_advise(const struct pa_stack *s, unsigned int dev,
 		    const struct pa_stack_verdict *v, char *buf, size_t len)
 {
 	const struct pa_stack_dev *b;
@@ -893,7 +893,7 @@ int pa_stack_advise(const struct pa_stack *s, unsigned int dev,
 	if (!len)
 		return -EINVAL;
 	buf[0] = '\0';
-	r = pa_stack_validate(s, &bad);
+	r = stack_validate(s, &bad);
 	if (r)
 		return r;
 	if (dev >= s->ndevs || v->blame_dev >= s->ndevs)
@@ -1006,13 +1006,13 @@ static int fs_geom(uint32_t unit, uint32_t width, uint32_t blocksize, const char
 	return 0;
 }
 
-int pa_fs_geom_xfs(uint32_t sb_unit, uint32_t sb_width, uint32_t blocksize,
+int stack_fs_xfs(uint32_t sb_unit, uint32_t sb_width, uint32_t blocksize,
 		   struct pa_fs_geom *g)
 {
 	return fs_geom(sb_unit, sb_width, blocksize, "XFS", g);
 }
 
-int pa_fs_geom_ext4(uint32_t stride, uint32_t stripe_width, uint32_t blocksize,
+int stack_fs_ext4(uint32_t stride, uint32_t stripe_width, uint32_t blocksize,
 		    struct pa_fs_geom *g)
 {
 	return fs_geom(stride, stripe_width, blocksize, "ext4", g);
@@ -1041,7 +1041,7 @@ static void fs_fix(const struct pa_fs_geom *g, uint64_t min_io, uint64_t opt_io,
 			 lvm_size(su, a, sizeof(a)), opt_io / su);
 }
 
-enum pa_verdict pa_fs_geom_check(const struct pa_fs_geom *g, uint64_t min_io,
+enum pa_verdict stack_fs_check(const struct pa_fs_geom *g, uint64_t min_io,
 				 uint64_t opt_io, char *reason, size_t len, char *fix,
 				 size_t fixlen)
 {

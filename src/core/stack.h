@@ -147,7 +147,7 @@ struct pa_stack_verdict {
 	unsigned int seg; /* the segment of the checked device (0 for one-piece layers) */
 	unsigned int bottom; /* the disk of the worst landing (index in pa_stack.dev) */
 	uint64_t abs;	     /* where byte 0 of that segment lands on that disk */
-	/* lcm of that disk's physical, optimal and policy grains (pa_stack_extent_ok) */
+	/* lcm of that disk's physical, optimal and policy grains (stack_extent_ok) */
 	uint64_t bottom_grain;
 	bool blamed;
 	enum pa_stack_term_kind blame; /* valid when @blamed */
@@ -161,7 +161,7 @@ struct pa_stack_verdict {
 };
 
 /* 0, or -EINVAL / -ERANGE / -E2BIG with the offending device's index in *bad. */
-int pa_stack_validate(const struct pa_stack *s, unsigned int *bad);
+int stack_validate(const struct pa_stack *s, unsigned int *bad);
 
 /*
  * Judge device @dev: for each of its segments (a partition, crypt device or
@@ -176,10 +176,10 @@ int pa_stack_validate(const struct pa_stack *s, unsigned int *bad);
  * member is not known (RAID4/5/6 rotate data and parity), every member is
  * judged at the same member offset; at a row start (RAID0, RAID10, striped)
  * every member or stripe is.  The worst segment goes to *out.
- * Returns 0, or a negative errno of pa_stack_validate() (or -E2BIG when the
+ * Returns 0, or a negative errno of stack_validate() (or -E2BIG when the
  * walk exceeds PA_STACK_STEPS_MAX).
  */
-int pa_stack_check_dev(const struct pa_stack *s, unsigned int dev,
+int stack_check_dev(const struct pa_stack *s, unsigned int dev,
 		       const struct pa_grain *policy, struct pa_stack_verdict *out);
 
 /*
@@ -187,7 +187,7 @@ int pa_stack_check_dev(const struct pa_stack *s, unsigned int dev,
  * bottom grain that LV's first segment needs)?  True when the extent size is
  * a multiple of @grain; otherwise a reason is written to @why.
  */
-bool pa_stack_extent_ok(const struct pa_stack_dev *lv, uint64_t grain, char *why,
+bool stack_extent_ok(const struct pa_stack_dev *lv, uint64_t grain, char *why,
 			size_t len);
 
 /*
@@ -197,7 +197,7 @@ bool pa_stack_extent_ok(const struct pa_stack_dev *lv, uint64_t grain, char *why
  * --data-offset (md), partalign-apply plan (partition).  Writes an empty
  * string when nothing is blamed.  Returns 0, or -EINVAL / -ERANGE.
  */
-int pa_stack_advise(const struct pa_stack *s, unsigned int dev,
+int stack_advise(const struct pa_stack *s, unsigned int dev,
 		    const struct pa_stack_verdict *v, char *buf, size_t len);
 
 /* File-system stripe geometry, in bytes (0: the file system has none). */
@@ -210,9 +210,9 @@ struct pa_fs_geom {
 
 /* From superblock numbers: XFS sb_unit/sb_width and ext4 s_raid_stride/
    s_raid_stripe_width, all in file-system blocks of @blocksize bytes. */
-int pa_fs_geom_xfs(uint32_t sb_unit, uint32_t sb_width, uint32_t blocksize,
+int stack_fs_xfs(uint32_t sb_unit, uint32_t sb_width, uint32_t blocksize,
 		   struct pa_fs_geom *g);
-int pa_fs_geom_ext4(uint32_t stride, uint32_t stripe_width, uint32_t blocksize,
+int stack_fs_ext4(uint32_t stride, uint32_t stripe_width, uint32_t blocksize,
 		    struct pa_fs_geom *g);
 
 /*
@@ -225,7 +225,7 @@ int pa_fs_geom_ext4(uint32_t stride, uint32_t stripe_width, uint32_t blocksize,
  * geometry.  The reason names both ("XFS swidth 128 KiB, the device's optimal
  * I/O is 192 KiB"); @fix gets the mkfs command that would match (may be NULL).
  */
-enum pa_verdict pa_fs_geom_check(const struct pa_fs_geom *g, uint64_t min_io,
+enum pa_verdict stack_fs_check(const struct pa_fs_geom *g, uint64_t min_io,
 				 uint64_t opt_io, char *reason, size_t len, char *fix,
 				 size_t fixlen);
 

@@ -33,11 +33,11 @@ static void unescape(char *s)
 
 static int add_mount(struct pa_devlist *l, unsigned int ma, unsigned int mi, const char *mp)
 {
-	struct pa_dev *d = pa_devlist_find_devno(l, ma, mi);
+	struct pa_dev *d = devlist_find_devno(l, ma, mi);
 
-	if (!d || pa_strlist_contains(d->mountpoints, mp))
+	if (!d || device_strlist_contains(d->mountpoints, mp))
 		return 0;
-	return pa_strlist_append(&d->mountpoints, mp, '\n');
+	return device_strlist_append(&d->mountpoints, mp, '\n');
 }
 
 /*
@@ -51,7 +51,7 @@ static struct pa_dev *swap_device(struct pa_devlist *l, const char *name, bool b
 
 	if (!by_path)
 		return stat(name, &st) == 0 && S_ISBLK(st.st_mode)
-			   ? pa_devlist_find_devno(l, major(st.st_rdev), minor(st.st_rdev))
+			   ? devlist_find_devno(l, major(st.st_rdev), minor(st.st_rdev))
 			   : NULL;
 	for (i = 0; i < l->n; i++)
 		if (l->v[i]->path && strcmp(l->v[i]->path, name) == 0)

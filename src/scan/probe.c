@@ -65,7 +65,7 @@ static int add_ondisk_only(struct pa_devlist *l, struct pa_dev *w, unsigned int 
 			   uint64_t start, uint64_t size)
 {
 	bool digit = isdigit((unsigned char)w->name[strlen(w->name) - 1]);
-	struct pa_dev *d = pa_dev_new();
+	struct pa_dev *d = device_new();
 	int rc;
 
 	if (!d)
@@ -87,12 +87,12 @@ static int add_ondisk_only(struct pa_devlist *l, struct pa_dev *w, unsigned int 
 	if (d->name && asprintf(&d->path, "/dev/%s", d->name) < 0)
 		d->path = NULL;
 	if (!d->name || !d->path) {
-		pa_dev_free(d);
+		device_free(d);
 		return -ENOMEM;
 	}
-	rc = pa_devlist_add(l, d);
+	rc = devlist_add(l, d);
 	if (rc < 0) {
-		pa_dev_free(d);
+		device_free(d);
 		return rc;
 	}
 	w->nparts++;
@@ -110,14 +110,14 @@ int scan_probe_disk(struct pa_devlist *l, struct pa_dev *w, struct pa_diags *dia
 
 	fd = open(w->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
-		return pa_diag_add(diags, w->path, errno, "cannot open for --probe");
+		return diag_add(diags, w->path, errno, "cannot open for --probe");
 	pr = blkid_new_probe();
 	if (!pr) {
 		close(fd);
 		return -ENOMEM;
 	}
 	if (blkid_probe_set_device(pr, fd, 0, 0) < 0) {
-		rc = pa_diag_add(diags, w->path, errno, "cannot probe");
+		rc = diag_add(diags, w->path, errno, "cannot probe");
 		goto out;
 	}
 	blkid_probe_enable_superblocks(pr, 0);

@@ -205,7 +205,7 @@ static int read_names(int dfd, const char *sub, char **list)
 		return 0;
 	while (rc == 0 && (de = readdir(dir)))
 		if (de->d_name[0] != '.')
-			rc = pa_strlist_append(list, de->d_name, ' ');
+			rc = device_strlist_append(list, de->d_name, ' ');
 	closedir(dir);
 	return rc;
 }
@@ -256,7 +256,7 @@ static int fill_props(const struct props *u, struct pa_dev *d, int syspath, bool
 	/* sysfs knows some identities even without a udev database (real disks only) */
 	if (d->kind != PA_KIND_DISK)
 		return 0;
-	/* the kernel's own, to tell a stale udev entry (pa_dev_udev_stale) */
+	/* the kernel's own, to tell a stale udev entry (device_udev_stale) */
 	d->sys_serial = attr_dup(syspath, "serial"); /* virtio-blk */
 	d->sys_wwid = attr_dup(syspath, "wwid");     /* NVMe namespace */
 	if (!d->sys_wwid)
@@ -411,7 +411,7 @@ static int add_device(struct scan *s, const char *name, struct pa_devlist *out)
 	snprintf(link, sizeof(link), "%s/run/udev/data/b%u:%u", s->root, ma, mi);
 	read_whole_file(AT_FDCWD, link, u->db, sizeof(u->db));
 
-	d = pa_dev_new();
+	d = device_new();
 	if (!d)
 		goto out;
 	d->size = size * 512;
@@ -438,11 +438,11 @@ static int add_device(struct scan *s, const char *name, struct pa_devlist *out)
 		goto fail;
 	if (d->kind == PA_KIND_MPATH && read_names(dfd, "slaves", &d->paths) < 0)
 		goto fail;
-	rc = pa_devlist_add(out, d);
+	rc = devlist_add(out, d);
 	if (rc == 0)
 		goto out;
 fail:
-	pa_dev_free(d);
+	device_free(d);
 out:
 	close(dfd);
 	return rc;
@@ -514,7 +514,7 @@ static void drop_orphans(struct pa_devlist *l)
 
 	for (i = 0; i < l->n; i++) {
 		if (l->v[i]->kind == PA_KIND_PART && !l->v[i]->disk)
-			pa_dev_free(l->v[i]);
+			device_free(l->v[i]);
 		else
 			l->v[k++] = l->v[i];
 	}
@@ -535,7 +535,7 @@ static int dm_start(struct scan *s, const struct pa_dev *d, uint64_t *start)
 	if (access(path, R_OK) < 0) {
 		int rc = -errno;
 
-		if (s->diags && pa_diag_add(s->diags, d->path, rc,
+		if (s->diags && diag_add(s->diags, d->path, rc,
 					    "no device-mapper table in %s/dm: start unknown",
 					    s->root) < 0)
 			return -ENOMEM;
@@ -862,7 +862,7 @@ int scan_sysfs_read_one(const char *root, const char *name, struct pa_devlist *l
 	if (rc == 0)
 		rc = link_devices(s, l);
 	if (rc == 0) {
-		*out = pa_devlist_find_name(l, name);
+		*out = devlist_find_name(l, name);
 		if (!*out)
 			rc = -ENODEV; /* a partition whose disk the scan skips */
 	}
@@ -880,7 +880,7 @@ int scan_lookup(const struct pa_devlist *l, const char *path, struct pa_dev **ou
 		return -errno;
 	if (!S_ISBLK(st.st_mode))
 		return -ENOTBLK;
-	*out = pa_devlist_find_devno(l, major(st.st_rdev), minor(st.st_rdev));
+	*out = devlist_find_devno(l, major(st.st_rdev), minor(st.st_rdev));
 	return *out ? 0 : -ENODEV;
 }
 

@@ -62,7 +62,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	len = size - 1;
 	memcpy(buf, data + 1, len);
 	if (data[0] % 2 == 0)
-		len += (size_t)sprintf(buf + len, "crc32 %08x\n", pa_crc32(0, buf, len));
+		len += (size_t)sprintf(buf + len, "crc32 %08x\n", crc32_update(0, buf, len));
 	if (apply_backup_load(fz_file(buf, len), &b) == 0) {
 		FZ_ASSERT(b.n > 0 && b.label);
 		for (i = 0; i < b.n; i++)

@@ -93,7 +93,7 @@ static void header(const uint8_t *data, size_t size)
 	if (!buf)
 		abort();
 	memcpy(buf, data, size);
-	len = size + (size_t)sprintf(buf + size, "crc32 %08x\nend\n", pa_crc32(0, buf, size));
+	len = size + (size_t)sprintf(buf + size, "crc32 %08x\nend\n", crc32_update(0, buf, size));
 	if (journal_parse(buf, padded, &j) == 0) {
 		check_geometry(&j);
 		check_plan(&j);
@@ -124,7 +124,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	case 2:
 		memset(rec, 0, sizeof(rec));
 		memcpy(rec, data + 1, size - 1 < sizeof(rec) ? size - 1 : sizeof(rec));
-		fz_put32(rec + 40, pa_crc32(0, rec, 40));
+		fz_put32(rec + 40, crc32_update(0, rec, 40));
 		if (data[0] % 3 == 1) {
 			struct pa_jprog r, r2;
 

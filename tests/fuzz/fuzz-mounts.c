@@ -21,13 +21,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int rc;
 
 	for (i = 0; i < sizeof(devnos) / sizeof(devnos[0]); i++) {
-		struct pa_dev *d = pa_dev_new();
+		struct pa_dev *d = device_new();
 
 		if (!d)
 			abort();
 		d->major = devnos[i][0];
 		d->minor = devnos[i][1];
-		if (asprintf(&d->name, "dev%zu", i) < 0 || pa_devlist_add(&l, d) < 0)
+		if (asprintf(&d->name, "dev%zu", i) < 0 || devlist_add(&l, d) < 0)
 			abort();
 	}
 	mi = fmemopen(text, milen ? milen : 1, "r");
@@ -40,7 +40,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FZ_ASSERT(!l.v[i]->mountpoints || *l.v[i]->mountpoints);
 	fclose(mi);
 	fclose(sw);
-	pa_devlist_free(&l);
+	devlist_free(&l);
 	free(text);
 	return 0;
 }

@@ -32,6 +32,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FZ_ASSERT(!d->group || rules_account_is_valid(d->group));
 	}
 	provconf_free(&c);
-	pa_diags_free(&diags);
+	diags_free(&diags);
 	return 0;
 }

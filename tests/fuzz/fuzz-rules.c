@@ -27,7 +27,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	rules_map_check_names(&m, &diags);
 	rules_map_free(&m);
-	pa_diags_free(&diags);
+	diags_free(&diags);
 	free(text);
 	return 0;
 }

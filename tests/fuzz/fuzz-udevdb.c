@@ -20,7 +20,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char *text = fz_strdup(data, size);
 	size_t dblen = strlen(text);
 	const char *uevent = dblen < size ? text + dblen + 1 : "";
-	struct pa_dev *d = pa_dev_new();
+	struct pa_dev *d = device_new();
 
 	if (!d)
 		abort();
@@ -35,7 +35,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		one_line(d->fstype);
 		one_line(d->pttype);
 	}
-	pa_dev_free(d);
+	device_free(d);
 	free(text);
 	return 0;
 }

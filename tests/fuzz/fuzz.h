@@ -94,11 +94,11 @@ static inline void fz_gpt_fix_at(unsigned char *img, size_t len, uint32_t logica
 	elen = (uint64_t)fz_le32(h + 80) * fz_le32(h + 84);
 	if (!__builtin_mul_overflow(fz_le64(h + 72), (uint64_t)logical, &eoff) && eoff <= len &&
 	    elen <= len - eoff)
-		fz_put32(h + 88, pa_crc32(0, img + eoff, (size_t)elen));
+		fz_put32(h + 88, crc32_update(0, img + eoff, (size_t)elen));
 	hsize = fz_le32(h + 12);
 	if (hsize >= 92 && hsize <= 512 && hsize <= len - off) {
 		fz_put32(h + 16, 0);
-		fz_put32(h + 16, pa_crc32(0, h, hsize));
+		fz_put32(h + 16, crc32_update(0, h, hsize));
 	}
 }
 

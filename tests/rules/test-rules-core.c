@@ -21,14 +21,14 @@
 static struct pa_dev *mkdev(struct pa_devlist *l, const char *name, enum pa_kind kind,
 			    uint64_t size)
 {
-	struct pa_dev *d = pa_dev_new();
+	struct pa_dev *d = device_new();
 
 	assert_non_null(d);
 	d->name = strdup(name);
 	assert_true(asprintf(&d->path, "/dev/%s", name) > 0);
 	d->kind = kind;
 	d->size = size;
-	assert_int_equal(pa_devlist_add(l, d), 0);
+	assert_int_equal(devlist_add(l, d), 0);
 	return d;
 }
 
@@ -198,7 +198,7 @@ static void test_map_parse(void **state)
 	assert_null(m.v[3].group);
 	assert_int_equal(rules_map_check_names(&m, &g), 0);
 	rules_map_free(&m);
-	pa_diags_free(&g);
+	diags_free(&g);
 }
 
 static void test_map_errors(void **state)
@@ -226,7 +226,7 @@ static void test_map_errors(void **state)
 	assert_int_equal(m.n, 1);
 	assert_string_equal(m.v[0].name, "OK4");
 	rules_map_free(&m);
-	pa_diags_free(&g);
+	diags_free(&g);
 }
 
 static void test_map_names_twice(void **state)
@@ -239,13 +239,13 @@ static void test_map_names_twice(void **state)
 	assert_int_equal(rules_map_check_names(&m, &g), -EINVAL);
 	assert_string_equal(g.v[0].device, "f:1");
 	assert_contains(diag_msg(&g), "name data1 given twice (also --disk as DATA1)");
-	pa_diags_free(&g);
+	diags_free(&g);
 	assert_int_equal(rules_map_add_arg(&m, "=/dev/sdb1", &g), -EINVAL);
 	assert_int_equal(rules_map_add_arg(&m, "X=", &g), -EINVAL);
 	assert_int_equal(rules_map_add_arg(&m, "X", &g), -EINVAL);
 	assert_int_equal(g.n, 3);
 	rules_map_free(&m);
-	pa_diags_free(&g);
+	diags_free(&g);
 }
 
 static void test_spec_parse(void **state)
@@ -300,7 +300,7 @@ static void test_gpt_partition(void **state)
 	assert_memory_equal(text, header, sizeof(header) - 1);
 	free(text);
 	rules_set_free(&s);
-	pa_devlist_free(&l);
+	devlist_free(&l);
 }
 
 static void test_mbr_partition_wwn_serial(void **state)
@@ -347,7 +347,7 @@ static void test_mbr_partition_wwn_serial(void **state)
 		"OPTIONS:=\"nowatch\"\n");
 	free(text);
 	rules_set_free(&s);
-	pa_devlist_free(&l);
+	devlist_free(&l);
 }
 
 /* Two LUNs of one array: the same 64-bit ID_WWN, told apart by the extension. */
@@ -383,9 +383,9 @@ static void test_wwn_extension(void **state)
 	assert_string_equal(rules_rule_key(&s.v[0]), "ENV{ID_WWN}");
 	assert_int_equal(rules_set_check(&s, &l, &g), -EEXIST);
 	assert_contains(diag_msg(&g), "/dev/sdc1 has it too");
-	pa_diags_free(&g);
+	diags_free(&g);
 	rules_set_free(&s);
-	pa_devlist_free(&l);
+	devlist_free(&l);
 }
 
 static void test_whole_disk(void **state)
@@ -408,7 +408,7 @@ static void test_whole_disk(void **state)
 	assert_not_contains(text, "PARTN");
 	free(text);
 	rules_set_free(&s);
-	pa_devlist_free(&l);
+	devlist_free(&l);
 }
 
 static void test_multipath(void **state)
@@ -460,19 +460,19 @@ static void test_multipath(void **state)
 	assert_int_equal(add_rule(&s, sdb, RULES_MATCH_AUTO, "X1", &g), -EINVAL);
 	assert_contains(diag_msg(&g), "is a path of multipath map mpatha: name the map "
 				      "(/dev/mapper/mpatha)");
-	pa_diags_free(&g);
+	diags_free(&g);
 	assert_int_equal(add_rule(&s, sdc1, RULES_MATCH_PARTUUID, "X2", &g), -EINVAL);
 	assert_contains(diag_msg(&g), "is partition 1 of a path of multipath map mpatha");
-	pa_diags_free(&g);
+	diags_free(&g);
 	assert_int_equal(add_rule(&s, map, RULES_MATCH_AUTO, "X3", &g), -EINVAL);
 	assert_contains(diag_msg(&g), "holds 1 partition(s)");
-	pa_diags_free(&g);
+	diags_free(&g);
 	assert_int_equal(add_rule(&s, kp, RULES_MATCH_WWN, "X4", &g), -EINVAL);
 	assert_contains(diag_msg(&g), "--match wwn cannot name a device-mapper device");
-	pa_diags_free(&g);
+	diags_free(&g);
 	assert_int_equal(s.n, 2);
 	rules_set_free(&s);
-	pa_devlist_free(&l);
+	devlist_free(&l);
 }
 
 static void test_no_usable_id(void **state)
@@ -490,34 +490,34 @@ static void test_no_usable_id(void **state)
 	assert_int_equal(add_rule(&s, loop, RULES_MATCH_AUTO, "A", &g), -ENODATA);
 	assert_contains(diag_msg(&g), "a loop device has no serial number or WWN");
 	assert_string_equal(g.v[0].device, "/dev/loop3");
-	pa_diags_free(&g);
+	diags_free(&g);
 	assert_int_equal(add_rule(&s, vdb, RULES_MATCH_SERIAL, "A", &g), -ENODATA);
 	assert_contains(diag_msg(&g), "--match serial: udev knows no ID_SERIAL of this disk "
 				      "(virtio disks need a serial number");
-	pa_diags_free(&g);
+	diags_free(&g);
 	assert_int_equal(add_rule(&s, sdd, RULES_MATCH_AUTO, "A", &g), -ENODATA);
 	assert_contains(diag_msg(&g), "disk.EnableUUID=TRUE");
-	pa_diags_free(&g);
+	diags_free(&g);
 	assert_int_equal(add_rule(&s, md, RULES_MATCH_AUTO, "A", &g), -ENODATA);
-	pa_diags_free(&g);
+	diags_free(&g);
 	lp = mkpart(&l, loop, "loop3p1", 1, GiB / 2);
 	set(&lp->part_uuid, "a1b2c3d4-01");
 	set(&lp->part_scheme, "dos");
 	assert_int_equal(add_rule(&s, lp, RULES_MATCH_AUTO, "A", &g), -ENODATA);
 	assert_contains(diag_msg(&g), "no usable ID: no GPT partition UUID");
-	pa_diags_free(&g);
+	diags_free(&g);
 	/* ... but forced, the MBR PARTUUID is a key */
 	assert_int_equal(add_rule(&s, lp, RULES_MATCH_PARTUUID, "A", &g), 0);
 	/* the whole loop device now holds a partition */
 	assert_int_equal(add_rule(&s, loop, RULES_MATCH_AUTO, "B", &g), -EINVAL);
 	assert_contains(diag_msg(&g), "name a partition, not the whole disk");
-	pa_diags_free(&g);
+	diags_free(&g);
 	assert_int_equal(add_rule(&s, vdb, RULES_MATCH_PARTUUID, "C", &g), -EINVAL);
-	pa_diags_free(&g);
+	diags_free(&g);
 	assert_int_equal(add_rule(&s, vdb, RULES_MATCH_DMUUID, "C", &g), -EINVAL);
-	pa_diags_free(&g);
+	diags_free(&g);
 	rules_set_free(&s);
-	pa_devlist_free(&l);
+	devlist_free(&l);
 }
 
 /*
@@ -718,7 +718,7 @@ static void test_hostile_strings(void **state)
 				free(text);
 				accepted++;
 			}
-			pa_diags_free(&g);
+			diags_free(&g);
 			rules_set_free(&s);
 		}
 	}
@@ -731,7 +731,7 @@ static void test_hostile_strings(void **state)
 	assert_int_equal(rc, -EILSEQ);
 	assert_contains(diag_msg(&g), "WWN (ID_WWN) udev reports for this device contains a "
 				      "backslash");
-	pa_diags_free(&g);
+	diags_free(&g);
 
 	/* a crafted model is refused even when the key itself is clean */
 	set(&c->model, "QEMU\nKERNEL==\"sd*\", RUN+=\"/bin/sh\"");
@@ -739,7 +739,7 @@ static void test_hostile_strings(void **state)
 	set(&cp->part_uuid, "0b7e3c6a-1f5e-4a4e-9d7a-3c1f0e2d4b5a");
 	assert_int_equal(add_rule(&s, cp, RULES_MATCH_AUTO, "C", &g), -EILSEQ);
 	assert_contains(diag_msg(&g), "the model name the hardware reports contains a newline");
-	pa_diags_free(&g);
+	diags_free(&g);
 
 	/* a hostile serial is not written when the key is the WWN */
 	h = scsi_disk(&l, "sdh", "0x5000c500a1b2c3d5", "X\", RUN+=\"/tmp/evil\nKERNEL==\"*");
@@ -752,7 +752,7 @@ static void test_hostile_strings(void **state)
 	assert_not_contains(text, "KERNEL");
 	free(text);
 	rules_set_free(&s);
-	pa_devlist_free(&l);
+	devlist_free(&l);
 }
 
 static void test_clones(void **state)
@@ -778,7 +778,7 @@ static void test_clones(void **state)
 	assert_int_equal(rules_set_check(&s, &l, &g), -EEXIST);
 	assert_contains(diag_msg(&g), "ID_PART_ENTRY_UUID 0b7e3c6a-1f5e-4a4e-9d7a-3c1f0e2d4b5a "
 				      "is not unique: /dev/sdc1 has it too (a cloned VM disk");
-	pa_diags_free(&g);
+	diags_free(&g);
 	rules_set_free(&s);
 
 	/* the WWN plus partition number is shared as well; the serial is not */
@@ -793,9 +793,9 @@ static void test_clones(void **state)
 				    "unique: /dev/sdb1 has it too");
 	assert_contains(g.v[1].msg, "two names for one device: DATA3 and DATA4");
 	assert_string_equal(g.v[1].device, "/dev/sdc1");
-	pa_diags_free(&g);
+	diags_free(&g);
 	rules_set_free(&s);
-	pa_devlist_free(&l);
+	devlist_free(&l);
 }
 
 static void test_spec_find(void **state)
@@ -848,7 +848,7 @@ static void test_spec_find(void **state)
 	assert_int_equal(rules_spec_find(&l, RULES_SEL_SERIAL, "CLONE", &out, &other), -EEXIST);
 	assert_true((out == e1 && other == e2) || (out == e2 && other == e1));
 	assert_int_equal(rules_spec_find(&l, RULES_SEL_SERIAL, "NOPE", &out, &other), -ENODEV);
-	pa_devlist_free(&l);
+	devlist_free(&l);
 }
 
 /* ---- diff, claims, files ------------------------------------------------ */
@@ -906,7 +906,7 @@ static void test_claims(void **state)
 	assert_false(c[1].link);
 	free(c);
 	rules_set_free(&s);
-	pa_devlist_free(&l);
+	devlist_free(&l);
 }
 
 static void test_links_and_dbfiles(void **state)

@@ -41,9 +41,9 @@ static void check_part(const struct pa_topology *t, uint64_t start, struct pa_ch
 
 static void test_verdict_names(void **state)
 {
-	assert_string_equal(pa_verdict_name(PA_VERDICT_OK), "ok");
-	assert_string_equal(pa_verdict_name(PA_VERDICT_MISALIGNED), "misaligned");
-	assert_string_equal(pa_verdict_name(PA_VERDICT_NA), "n/a");
+	assert_string_equal(align_verdict_name(PA_VERDICT_OK), "ok");
+	assert_string_equal(align_verdict_name(PA_VERDICT_MISALIGNED), "misaligned");
+	assert_string_equal(align_verdict_name(PA_VERDICT_NA), "n/a");
 }
 
 /*
@@ -250,10 +250,10 @@ static void expect3(const struct pa_topology *t, uint64_t start, enum pa_verdict
 			    " opt %" PRIu32 " off %" PRId64
 			    ": got %s/%s/%s, want %s/%s/%s (%s)\n",
 			    start, t->logical, t->physical, t->min_io, t->opt_io,
-			    t->align_off, pa_verdict_name(c.physical),
-			    pa_verdict_name(c.optimal), pa_verdict_name(c.policy),
-			    pa_verdict_name(phys), pa_verdict_name(opt),
-			    pa_verdict_name(pol), c.reason);
+			    t->align_off, align_verdict_name(c.physical),
+			    align_verdict_name(c.optimal), align_verdict_name(c.policy),
+			    align_verdict_name(phys), align_verdict_name(opt),
+			    align_verdict_name(pol), c.reason);
 		fail();
 	}
 	if (phys == PA_VERDICT_OK && opt == PA_VERDICT_OK && pol == PA_VERDICT_OK)

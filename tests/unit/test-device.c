@@ -22,10 +22,10 @@ static char *xstrdup(const char *s)
 	return p;
 }
 
-/* A device with every string set, so that pa_dev_free() has all of them to free. */
+/* A device with every string set, so that device_free() has all of them to free. */
 static struct pa_dev *full_dev(const char *name, unsigned int major, unsigned int minor)
 {
-	struct pa_dev *d = pa_dev_new();
+	struct pa_dev *d = device_new();
 	char path[64];
 
 	assert_non_null(d);
@@ -54,7 +54,7 @@ static struct pa_dev *full_dev(const char *name, unsigned int major, unsigned in
 static void test_dev_new_is_zeroed(void **state)
 {
 	struct pa_dev zero;
-	struct pa_dev *d = pa_dev_new();
+	struct pa_dev *d = device_new();
 
 	assert_non_null(d);
 	memset(&zero, 0, sizeof(zero));
@@ -67,8 +67,8 @@ static void test_dev_new_is_zeroed(void **state)
 	assert_false(d->start_known);
 	assert_int_equal(d->topo.align_off, 0);
 	assert_memory_equal(d, &zero, sizeof(zero));
-	pa_dev_free(d);
-	pa_dev_free(NULL);
+	device_free(d);
+	device_free(NULL);
 }
 
 static void test_devlist(void **state)
@@ -79,7 +79,7 @@ static void test_devlist(void **state)
 
 	for (i = 0; i < 300; i++) {
 		snprintf(name, sizeof(name), "sd%u", i);
-		assert_int_equal(pa_devlist_add(&l, full_dev(name, 8 + i / 16, i % 16)),
+		assert_int_equal(devlist_add(&l, full_dev(name, 8 + i / 16, i % 16)),
 				 0);
 	}
 	assert_int_equal(l.n, 300);
@@ -89,31 +89,31 @@ static void test_devlist(void **state)
 		struct pa_dev *d;
 
 		snprintf(name, sizeof(name), "sd%u", i);
-		d = pa_devlist_find_name(&l, name);
+		d = devlist_find_name(&l, name);
 		assert_non_null(d);
 		assert_ptr_equal(d, l.v[i]);
 		assert_string_equal(d->name, name);
-		assert_ptr_equal(pa_devlist_find_devno(&l, 8 + i / 16, i % 16), d);
+		assert_ptr_equal(devlist_find_devno(&l, 8 + i / 16, i % 16), d);
 	}
 	/* prefixes and near misses are not matches */
-	assert_null(pa_devlist_find_name(&l, "sd"));
-	assert_null(pa_devlist_find_name(&l, "sd3000"));
-	assert_null(pa_devlist_find_name(&l, "SD1"));
-	assert_null(pa_devlist_find_name(&l, ""));
-	assert_null(pa_devlist_find_devno(&l, 8, 16));
-	assert_null(pa_devlist_find_devno(&l, 259, 0));
+	assert_null(devlist_find_name(&l, "sd"));
+	assert_null(devlist_find_name(&l, "sd3000"));
+	assert_null(devlist_find_name(&l, "SD1"));
+	assert_null(devlist_find_name(&l, ""));
+	assert_null(devlist_find_devno(&l, 8, 16));
+	assert_null(devlist_find_devno(&l, 259, 0));
 
-	pa_devlist_free(&l);
+	devlist_free(&l);
 	assert_null(l.v);
 	assert_int_equal(l.n, 0);
 	assert_int_equal(l.cap, 0);
-	assert_null(pa_devlist_find_name(&l, "sd0"));
+	assert_null(devlist_find_name(&l, "sd0"));
 
 	/* a freed list can be used again */
-	assert_int_equal(pa_devlist_add(&l, full_dev("vda", 254, 0)), 0);
-	assert_non_null(pa_devlist_find_name(&l, "vda"));
-	pa_devlist_free(&l);
-	pa_devlist_free(&l);
+	assert_int_equal(devlist_add(&l, full_dev("vda", 254, 0)), 0);
+	assert_non_null(devlist_find_name(&l, "vda"));
+	devlist_free(&l);
+	devlist_free(&l);
 }
 
 /* Borrowed pointers between devices of one list. */
@@ -125,11 +125,11 @@ static void test_devlist_links(void **state)
 
 	part->kind = PA_KIND_PART;
 	part->disk = disk;
-	assert_int_equal(pa_devlist_add(&l, disk), 0);
-	assert_int_equal(pa_devlist_add(&l, part), 0);
-	assert_ptr_equal(pa_devlist_find_name(&l, "sda1")->disk,
-			 pa_devlist_find_devno(&l, 8, 0));
-	pa_devlist_free(&l);
+	assert_int_equal(devlist_add(&l, disk), 0);
+	assert_int_equal(devlist_add(&l, part), 0);
+	assert_ptr_equal(devlist_find_name(&l, "sda1")->disk,
+			 devlist_find_devno(&l, 8, 0));
+	devlist_free(&l);
 }
 
 static void test_kind_names(void **state)
@@ -140,20 +140,20 @@ static void test_kind_names(void **state)
 	size_t n = sizeof(kinds) / sizeof(kinds[0]);
 	size_t i, j;
 
-	assert_string_equal(pa_kind_name(PA_KIND_DISK), "disk");
-	assert_string_equal(pa_kind_name(PA_KIND_PART), "part");
-	assert_string_equal(pa_kind_name(PA_KIND_LOOP), "loop");
-	assert_string_equal(pa_kind_name(PA_KIND_MPATH), "mpath");
+	assert_string_equal(device_kind_name(PA_KIND_DISK), "disk");
+	assert_string_equal(device_kind_name(PA_KIND_PART), "part");
+	assert_string_equal(device_kind_name(PA_KIND_LOOP), "loop");
+	assert_string_equal(device_kind_name(PA_KIND_MPATH), "mpath");
 	for (i = 0; i < n; i++) {
-		const char *a = pa_kind_name(kinds[i]);
+		const char *a = device_kind_name(kinds[i]);
 
 		assert_non_null(a);
 		assert_true(a[0] != '\0');
 		assert_string_not_equal(a, "unknown");
 		for (j = i + 1; j < n; j++)
-			assert_string_not_equal(a, pa_kind_name(kinds[j]));
+			assert_string_not_equal(a, device_kind_name(kinds[j]));
 	}
-	assert_string_equal(pa_kind_name((enum pa_kind)99), "unknown");
+	assert_string_equal(device_kind_name((enum pa_kind)99), "unknown");
 }
 
 static void test_is_whole_and_checked(void **state)
@@ -167,29 +167,29 @@ static void test_is_whole_and_checked(void **state)
 	/* partitions: always, unless they sit on a multipath path */
 	memset(&d, 0, sizeof(d));
 	d.kind = PA_KIND_PART;
-	assert_false(pa_dev_is_whole(&d));
-	assert_true(pa_dev_is_checked(&d));
+	assert_false(device_is_whole(&d));
+	assert_true(device_is_checked(&d));
 	d.nparts = 3; /* meaningless for a partition, and ignored */
-	assert_true(pa_dev_is_checked(&d));
+	assert_true(device_is_checked(&d));
 	d.is_path = true;
-	assert_false(pa_dev_is_checked(&d));
+	assert_false(device_is_checked(&d));
 
 	for (i = 0; i < sizeof(wholes) / sizeof(wholes[0]); i++) {
 		memset(&d, 0, sizeof(d));
 		d.kind = wholes[i];
-		assert_true(pa_dev_is_whole(&d));
+		assert_true(device_is_whole(&d));
 		/* without partitions: checked itself */
-		assert_true(pa_dev_is_checked(&d));
+		assert_true(device_is_checked(&d));
 		/* with partitions: the partitions are checked instead */
 		d.nparts = 1;
-		assert_false(pa_dev_is_checked(&d));
+		assert_false(device_is_checked(&d));
 		d.nparts = 128;
-		assert_false(pa_dev_is_checked(&d));
+		assert_false(device_is_checked(&d));
 		/* a path device never, with or without partitions */
 		d.is_path = true;
-		assert_false(pa_dev_is_checked(&d));
+		assert_false(device_is_checked(&d));
 		d.nparts = 0;
-		assert_false(pa_dev_is_checked(&d));
+		assert_false(device_is_checked(&d));
 	}
 }
 
@@ -197,23 +197,23 @@ static void test_strlist_append(void **state)
 {
 	char *l = NULL;
 
-	assert_int_equal(pa_strlist_append(&l, "dm-0", ' '), 0);
+	assert_int_equal(device_strlist_append(&l, "dm-0", ' '), 0);
 	assert_string_equal(l, "dm-0");
-	assert_int_equal(pa_strlist_append(&l, "dm-1", ' '), 0);
+	assert_int_equal(device_strlist_append(&l, "dm-1", ' '), 0);
 	assert_string_equal(l, "dm-0 dm-1");
-	assert_int_equal(pa_strlist_append(&l, "md127", ' '), 0);
+	assert_int_equal(device_strlist_append(&l, "md127", ' '), 0);
 	assert_string_equal(l, "dm-0 dm-1 md127");
 	free(l);
 
 	l = NULL;
-	assert_int_equal(pa_strlist_append(&l, "/srv/data", '\n'), 0);
-	assert_int_equal(pa_strlist_append(&l, "[SWAP]", '\n'), 0);
+	assert_int_equal(device_strlist_append(&l, "/srv/data", '\n'), 0);
+	assert_int_equal(device_strlist_append(&l, "[SWAP]", '\n'), 0);
 	assert_string_equal(l, "/srv/data\n[SWAP]");
 	free(l);
 
 	/* an existing heap string is extended */
 	l = xstrdup("sda");
-	assert_int_equal(pa_strlist_append(&l, "sdb", ' '), 0);
+	assert_int_equal(device_strlist_append(&l, "sdb", ' '), 0);
 	assert_string_equal(l, "sda sdb");
 	free(l);
 }
@@ -227,7 +227,7 @@ static void test_strlist_grows(void **state)
 
 	for (i = 0; i < 500; i++) {
 		snprintf(item, sizeof(item), "dm-%d", i);
-		assert_int_equal(pa_strlist_append(&l, item, ' '), 0);
+		assert_int_equal(device_strlist_append(&l, item, ' '), 0);
 		if (i)
 			strcat(want, " ");
 		strcat(want, item);
@@ -235,10 +235,10 @@ static void test_strlist_grows(void **state)
 	assert_string_equal(l, want);
 	for (i = 0; i < 500; i++) {
 		snprintf(item, sizeof(item), "dm-%d", i);
-		assert_true(pa_strlist_contains(l, item));
+		assert_true(device_strlist_contains(l, item));
 	}
-	assert_false(pa_strlist_contains(l, "dm-500"));
-	assert_false(pa_strlist_contains(l, "dm-"));
+	assert_false(device_strlist_contains(l, "dm-500"));
+	assert_false(device_strlist_contains(l, "dm-"));
 	free(l);
 }
 
@@ -246,36 +246,36 @@ static void test_strlist_contains(void **state)
 {
 	const char *l = "sda sdb sdc";
 
-	assert_true(pa_strlist_contains(l, "sda"));
-	assert_true(pa_strlist_contains(l, "sdb"));
-	assert_true(pa_strlist_contains(l, "sdc"));
-	assert_false(pa_strlist_contains(l, "sd"));
-	assert_false(pa_strlist_contains(l, "sdb1"));
-	assert_false(pa_strlist_contains(l, "db"));
-	assert_false(pa_strlist_contains(l, "a sdb"));
-	assert_false(pa_strlist_contains(l, "sdd"));
-	assert_false(pa_strlist_contains(l, ""));
-	assert_false(pa_strlist_contains(NULL, "sda"));
-	assert_false(pa_strlist_contains("", "sda"));
+	assert_true(device_strlist_contains(l, "sda"));
+	assert_true(device_strlist_contains(l, "sdb"));
+	assert_true(device_strlist_contains(l, "sdc"));
+	assert_false(device_strlist_contains(l, "sd"));
+	assert_false(device_strlist_contains(l, "sdb1"));
+	assert_false(device_strlist_contains(l, "db"));
+	assert_false(device_strlist_contains(l, "a sdb"));
+	assert_false(device_strlist_contains(l, "sdd"));
+	assert_false(device_strlist_contains(l, ""));
+	assert_false(device_strlist_contains(NULL, "sda"));
+	assert_false(device_strlist_contains("", "sda"));
 
 	/* a near miss before the real entry */
-	assert_true(pa_strlist_contains("dm-10 dm-1", "dm-1"));
-	assert_false(pa_strlist_contains("dm-10 dm-11", "dm-1"));
-	assert_true(pa_strlist_contains("sdab sda", "sda"));
-	assert_true(pa_strlist_contains("xsda sda", "sda"));
-	assert_false(pa_strlist_contains("xsda sdax", "sda"));
-	assert_true(pa_strlist_contains("sdaa sdaa sda", "sda"));
-	assert_true(pa_strlist_contains("sda", "sda"));
+	assert_true(device_strlist_contains("dm-10 dm-1", "dm-1"));
+	assert_false(device_strlist_contains("dm-10 dm-11", "dm-1"));
+	assert_true(device_strlist_contains("sdab sda", "sda"));
+	assert_true(device_strlist_contains("xsda sda", "sda"));
+	assert_false(device_strlist_contains("xsda sdax", "sda"));
+	assert_true(device_strlist_contains("sdaa sdaa sda", "sda"));
+	assert_true(device_strlist_contains("sda", "sda"));
 
 	/* newline-separated mount points */
 	l = "/srv\n[SWAP]\n/var/lib/db";
-	assert_true(pa_strlist_contains(l, "/srv"));
-	assert_true(pa_strlist_contains(l, "[SWAP]"));
-	assert_true(pa_strlist_contains(l, "/var/lib/db"));
-	assert_false(pa_strlist_contains(l, "/var"));
-	assert_false(pa_strlist_contains(l, "/var/lib"));
-	assert_false(pa_strlist_contains(l, "SWAP"));
-	assert_false(pa_strlist_contains(l, "/"));
+	assert_true(device_strlist_contains(l, "/srv"));
+	assert_true(device_strlist_contains(l, "[SWAP]"));
+	assert_true(device_strlist_contains(l, "/var/lib/db"));
+	assert_false(device_strlist_contains(l, "/var"));
+	assert_false(device_strlist_contains(l, "/var/lib"));
+	assert_false(device_strlist_contains(l, "SWAP"));
+	assert_false(device_strlist_contains(l, "/"));
 }
 
 static void test_diag_add(void **state)
@@ -284,12 +284,12 @@ static void test_diag_add(void **state)
 	char want[64];
 	int i;
 
-	assert_int_equal(pa_diag_add(&l, "/dev/sdb", -EACCES, "cannot open"), 0);
+	assert_int_equal(diag_add(&l, "/dev/sdb", -EACCES, "cannot open"), 0);
 	assert_int_equal(
-	    pa_diag_add(&l, "/dev/vda", EPERM, "cannot read %s at %d", "start", 42), 0);
-	assert_int_equal(pa_diag_add(&l, NULL, 0, "is a multipath path of %s", "dm-3"),
+	    diag_add(&l, "/dev/vda", EPERM, "cannot read %s at %d", "start", 42), 0);
+	assert_int_equal(diag_add(&l, NULL, 0, "is a multipath path of %s", "dm-3"),
 			 0);
-	assert_int_equal(pa_diag_add(&l, "img", 0, "%s", "100% full"), 0);
+	assert_int_equal(diag_add(&l, "img", 0, "%s", "100% full"), 0);
 	assert_int_equal(l.n, 4);
 
 	assert_string_equal(l.v[0].device, "/dev/sdb");
@@ -305,7 +305,7 @@ static void test_diag_add(void **state)
 
 	/* growth keeps the earlier entries */
 	for (i = 0; i < 100; i++)
-		assert_int_equal(pa_diag_add(&l, "/dev/loop0", -ENOENT, "try %d", i), 0);
+		assert_int_equal(diag_add(&l, "/dev/loop0", -ENOENT, "try %d", i), 0);
 	assert_int_equal(l.n, 104);
 	assert_string_equal(l.v[0].msg, "cannot open");
 	for (i = 0; i < 100; i++) {
@@ -317,11 +317,11 @@ static void test_diag_add(void **state)
 	/* the list owns copies, not the caller's strings */
 	assert_ptr_not_equal(l.v[0].device, "/dev/sdb");
 
-	pa_diags_free(&l);
+	diags_free(&l);
 	assert_null(l.v);
 	assert_int_equal(l.n, 0);
 	assert_int_equal(l.cap, 0);
-	pa_diags_free(&l);
+	diags_free(&l);
 }
 
 int main(void)

@@ -1,7 +1,7 @@
 /*
  * Unit tests of the pure core's answers to damaged and odd tables
  * (core/plan.c: plan_compute, plan_table_damage) and to a udev database
- * that disagrees with the device (core/device.c: pa_dev_udev_stale).
+ * that disagrees with the device (core/device.c: device_udev_stale).
  * Tables are described as src/apply/ fills them, by hand; expected texts are
  * written out here.
  */
@@ -205,12 +205,12 @@ static void test_udev_stale(void **state)
 			      .disk = &disk};
 	char buf[512];
 
-	assert_int_equal(pa_dev_udev_stale(&part, buf, sizeof(buf)), -1);
+	assert_int_equal(device_udev_stale(&part, buf, sizeof(buf)), -1);
 	part.part_uuid = "0BADC0DE-1111-4222-8333-444455556666";
 	part.ondisk_uuid = "0badc0de-1111-4222-8333-444455556666";
-	assert_int_equal(pa_dev_udev_stale(&part, buf, sizeof(buf)), 0);
+	assert_int_equal(device_udev_stale(&part, buf, sizeof(buf)), 0);
 	part.ondisk_uuid = "58791f2d-280e-b845-b5bd-1d1b3d8cd4b3";
-	assert_int_equal(pa_dev_udev_stale(&part, buf, sizeof(buf)), 1);
+	assert_int_equal(device_udev_stale(&part, buf, sizeof(buf)), 1);
 	assert_string_equal(buf, "the udev database says PARTUUID "
 				 "0BADC0DE-1111-4222-8333-444455556666, the partition table on "
 				 "the disk says 58791f2d-280e-b845-b5bd-1d1b3d8cd4b3: stale udev "
@@ -219,9 +219,9 @@ static void test_udev_stale(void **state)
 	/* the table was read and has no such entry (wiped): stale too */
 	part.partno = 1;
 	part.ondisk_uuid = NULL;
-	assert_int_equal(pa_dev_udev_stale(&part, buf, sizeof(buf)), -1);
+	assert_int_equal(device_udev_stale(&part, buf, sizeof(buf)), -1);
 	part.ondisk_checked = true;
-	assert_int_equal(pa_dev_udev_stale(&part, buf, sizeof(buf)), 1);
+	assert_int_equal(device_udev_stale(&part, buf, sizeof(buf)), 1);
 	assert_contains(buf, "the partition table on the disk says there is no partition 1");
 	part.ondisk_checked = false;
 	part.part_uuid = part.ondisk_uuid = NULL;
@@ -229,30 +229,30 @@ static void test_udev_stale(void **state)
 	/* virtio serial: blanks around it do not count */
 	disk.sys_serial = "QM 0001";
 	part.id_serial = " QM 0001 ";
-	assert_int_equal(pa_dev_udev_stale(&part, buf, sizeof(buf)), 0);
+	assert_int_equal(device_udev_stale(&part, buf, sizeof(buf)), 0);
 	part.id_serial = "QM 0002";
-	assert_int_equal(pa_dev_udev_stale(&part, buf, sizeof(buf)), 1);
+	assert_int_equal(device_udev_stale(&part, buf, sizeof(buf)), 1);
 	assert_contains(buf, "says serial QM 0002, the kernel (sysfs) says QM 0001");
 	part.id_serial = NULL;
 
 	/* SCSI: naa.<hex> against 0x<hex>, ID_WWN being its first digits */
 	disk.sys_wwid = "naa.600c0ff0001e2a2b3c4d5e6f70000000";
 	part.id_wwn = "0x600c0ff0001e2a2b";
-	assert_int_equal(pa_dev_udev_stale(&part, buf, sizeof(buf)), 0);
+	assert_int_equal(device_udev_stale(&part, buf, sizeof(buf)), 0);
 	part.id_wwn_ext = "0x600C0FF0001E2A2B3C4D5E6F70000000";
-	assert_int_equal(pa_dev_udev_stale(&part, buf, sizeof(buf)), 0);
+	assert_int_equal(device_udev_stale(&part, buf, sizeof(buf)), 0);
 	part.id_wwn_ext = "0x600c0ff0001e2a2b3c4d5e6f7000ffff";
-	assert_int_equal(pa_dev_udev_stale(&part, buf, sizeof(buf)), 1);
+	assert_int_equal(device_udev_stale(&part, buf, sizeof(buf)), 1);
 	part.id_wwn_ext = NULL;
 	/* a t10. or eui. SCSI designator cannot be compared with 0x... */
 	disk.sys_wwid = "t10.ATA     QEMU HARDDISK";
-	assert_int_equal(pa_dev_udev_stale(&part, buf, sizeof(buf)), -1);
+	assert_int_equal(device_udev_stale(&part, buf, sizeof(buf)), -1);
 	/* NVMe: ID_WWN is the wwid attribute itself */
 	disk.sys_wwid = "eui.36344730526054870025384500000001";
 	part.id_wwn = "eui.36344730526054870025384500000001";
-	assert_int_equal(pa_dev_udev_stale(&part, buf, sizeof(buf)), 0);
+	assert_int_equal(device_udev_stale(&part, buf, sizeof(buf)), 0);
 	part.id_wwn = "eui.3634473052605487002538450000dead";
-	assert_int_equal(pa_dev_udev_stale(&part, buf, sizeof(buf)), 1);
+	assert_int_equal(device_udev_stale(&part, buf, sizeof(buf)), 1);
 	assert_contains(buf, "says WWN eui.3634473052605487002538450000dead, the kernel "
 			     "(sysfs) says eui.36344730526054870025384500000001");
 }

@@ -28,7 +28,7 @@ static void parse(struct parsed *p, const char *text, size_t len)
 static void parsed_free(struct parsed *p)
 {
 	provconf_free(&p->c);
-	pa_diags_free(&p->diags);
+	diags_free(&p->diags);
 }
 
 /* @text is refused with exactly one diagnostic, at @where, containing @msg. */
@@ -289,7 +289,7 @@ static void test_map_parse(void **state)
 	assert_string_equal(diags.v[0].device, "map:4");
 	assert_string_equal(diags.v[1].device, "map:5");
 	rules_map_free(&m);
-	pa_diags_free(&diags);
+	diags_free(&diags);
 }
 
 int main(void)

@@ -18,12 +18,12 @@
 
 static struct pa_dev *dev_add(struct pa_devlist *l, unsigned int ma, unsigned int mi)
 {
-	struct pa_dev *d = pa_dev_new();
+	struct pa_dev *d = device_new();
 
 	assert_non_null(d);
 	d->major = ma;
 	d->minor = mi;
-	assert_int_equal(pa_devlist_add(l, d), 0);
+	assert_int_equal(devlist_add(l, d), 0);
 	return d;
 }
 
@@ -50,12 +50,12 @@ static void test_mountinfo(void **state)
 	assert_string_equal(b->mountpoints, "/back\\slash");
 	assert_null(c->mountpoints);
 	fclose(f);
-	pa_devlist_free(&l);
+	devlist_free(&l);
 }
 
 static void test_props(void **state)
 {
-	struct pa_dev *d = pa_dev_new();
+	struct pa_dev *d = device_new();
 
 	assert_non_null(d);
 	d->kind = PA_KIND_DISK;
@@ -72,9 +72,9 @@ static void test_props(void **state)
 	/* the last line needs no newline; an empty value is no value */
 	assert_string_equal(d->fstype, "ext4");
 	assert_null(d->serial);
-	pa_dev_free(d);
+	device_free(d);
 
-	d = pa_dev_new();
+	d = device_new();
 	assert_non_null(d);
 	d->kind = PA_KIND_DISK;
 	assert_int_equal(scan_props_parse("DEVTYPE=disk\n",
@@ -85,7 +85,7 @@ static void test_props(void **state)
 	assert_int_equal(d->kind, PA_KIND_DISK);
 	assert_string_equal(d->serial, "ZC2A");
 	assert_string_equal(d->wwn, "0x5000");
-	pa_dev_free(d);
+	device_free(d);
 }
 
 /* A DM_TABLE_STATUS reply with one target at @data_start (any alignment). */

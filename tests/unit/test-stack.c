@@ -44,7 +44,7 @@ static struct pa_stack_verdict check(const struct pa_stack_dev *devs, unsigned i
 	struct pa_stack s = {.ndevs = n, .dev = devs};
 	struct pa_stack_verdict v;
 
-	assert_int_equal(pa_stack_check_dev(&s, dev, policy, &v), 0);
+	assert_int_equal(stack_check_dev(&s, dev, policy, &v), 0);
 	return v;
 }
 
@@ -53,7 +53,7 @@ static void advise(const struct pa_stack_dev *devs, unsigned int n, unsigned int
 {
 	struct pa_stack s = {.ndevs = n, .dev = devs};
 
-	assert_int_equal(pa_stack_advise(&s, dev, v, buf, len), 0);
+	assert_int_equal(stack_advise(&s, dev, v, buf, len), 0);
 }
 
 /*
@@ -176,7 +176,7 @@ static void test_lvm_aligned_and_extent_size(void **state)
 	    v.reason, "extent 10 x 4 MiB of VG vg on PE 0 of the PV on vda1 at "
 		      "12 MiB: 52 MiB is no multiple of the 192 KiB optimal I/O of vda");
 	/* 4 MiB = 21 x 192 KiB + 64 KiB */
-	assert_false(pa_stack_extent_ok(&d[3], 196608, why, sizeof(why)));
+	assert_false(stack_extent_ok(&d[3], 196608, why, sizeof(why)));
 	assert_contains(why,
 			"extent size 4 MiB of VG vg is no multiple of the 192 KiB grain");
 	/* the fix grain is lcm(4 KiB, 192 KiB, 2 MiB) = 6 MiB; 6 MiB >= 4 MiB */
@@ -188,7 +188,7 @@ static void test_lvm_aligned_and_extent_size(void **state)
 	assert_int_equal(v.optimal, PA_VERDICT_OK);
 	assert_int_equal(v.policy, PA_VERDICT_OK);
 	assert_int_equal(v.abs, 72 * MiB);
-	assert_true(pa_stack_extent_ok(&d[3], 196608, why, sizeof(why)));
+	assert_true(stack_extent_ok(&d[3], 196608, why, sizeof(why)));
 }
 
 /*
@@ -556,19 +556,19 @@ static void test_hostile(void **state)
 
 	/* partition start near 2^64: start + size wraps */
 	d[1].offset = UINT64_MAX - 4095;
-	assert_int_equal(pa_stack_check_dev(&s, 1, &policy_2m, &v), -ERANGE);
-	assert_int_equal(pa_stack_validate(&s, &bad), -ERANGE);
+	assert_int_equal(stack_check_dev(&s, 1, &policy_2m, &v), -ERANGE);
+	assert_int_equal(stack_validate(&s, &bad), -ERANGE);
 	assert_int_equal(bad, 1);
 	/* past the end of the disk without wrapping */
 	d[1].offset = 60 * GiB;
-	assert_int_equal(pa_stack_check_dev(&s, 1, &policy_2m, &v), -ERANGE);
+	assert_int_equal(stack_check_dev(&s, 1, &policy_2m, &v), -ERANGE);
 	d[1].offset = 6 * MiB;
-	assert_int_equal(pa_stack_check_dev(&s, 1, &policy_2m, &v), 0);
+	assert_int_equal(stack_check_dev(&s, 1, &policy_2m, &v), 0);
 	/* a layer may not refer to itself or to a later device */
 	d[1].lower = 1;
-	assert_int_equal(pa_stack_check_dev(&s, 1, &policy_2m, &v), -EINVAL);
+	assert_int_equal(stack_check_dev(&s, 1, &policy_2m, &v), -EINVAL);
 	d[1].lower = 0;
-	assert_int_equal(pa_stack_check_dev(&s, 5, &policy_2m, &v), -EINVAL);
+	assert_int_equal(stack_check_dev(&s, 5, &policy_2m, &v), -EINVAL);
 
 	s.ndevs = 3;
 	/* dm striped: chunk 0, then stripe count 0 */
@@ -578,23 +578,23 @@ static void test_hostile(void **state)
 				     .nsegs = 1,
 				     .segs = &seg};
 	to[0].dev = to[1].dev = 1;
-	assert_int_equal(pa_stack_check_dev(&s, 2, &policy_2m, &v), -EINVAL);
+	assert_int_equal(stack_check_dev(&s, 2, &policy_2m, &v), -EINVAL);
 	seg.chunk = 64 * KiB;
 	seg.stripes = 0;
-	assert_int_equal(pa_stack_check_dev(&s, 2, &policy_2m, &v), -EINVAL);
+	assert_int_equal(stack_check_dev(&s, 2, &policy_2m, &v), -EINVAL);
 	seg.stripes = 2;
-	assert_int_equal(pa_stack_check_dev(&s, 2, &policy_2m, &v), 0);
+	assert_int_equal(stack_check_dev(&s, 2, &policy_2m, &v), 0);
 	/* chunk x stripes wraps */
 	seg.chunk = 1ull << 63;
-	assert_int_equal(pa_stack_check_dev(&s, 2, &policy_2m, &v), -ERANGE);
+	assert_int_equal(stack_check_dev(&s, 2, &policy_2m, &v), -ERANGE);
 	seg.chunk = 64 * KiB;
 	/* a stripe offset near 2^64 */
 	to[1].offset = UINT64_MAX - 100;
-	assert_int_equal(pa_stack_check_dev(&s, 2, &policy_2m, &v), -ERANGE);
+	assert_int_equal(stack_check_dev(&s, 2, &policy_2m, &v), -ERANGE);
 	to[1].offset = 0;
 	/* a segment whose start + length wraps */
 	seg.start = UINT64_MAX - 10;
-	assert_int_equal(pa_stack_check_dev(&s, 2, &policy_2m, &v), -ERANGE);
+	assert_int_equal(stack_check_dev(&s, 2, &policy_2m, &v), -ERANGE);
 	seg.start = 0;
 
 	/* LV: a PE number whose byte offset wraps, extent size 0 */
@@ -602,17 +602,17 @@ static void test_hostile(void **state)
 	to[0].dev = 0;
 	to[0].offset = 1ull << 50; /* x 4 MiB = 2^72 */
 	d[2] = lv("vg-lv", 4 * MiB, &pv, 1, &seg, 1);
-	assert_int_equal(pa_stack_check_dev(&s, 2, &policy_2m, &v), -ERANGE);
+	assert_int_equal(stack_check_dev(&s, 2, &policy_2m, &v), -ERANGE);
 	to[0].offset = 0;
-	assert_int_equal(pa_stack_check_dev(&s, 2, &policy_2m, &v), 0);
+	assert_int_equal(stack_check_dev(&s, 2, &policy_2m, &v), 0);
 	d[2].extent_size = 0;
-	assert_int_equal(pa_stack_check_dev(&s, 2, &policy_2m, &v), -EINVAL);
+	assert_int_equal(stack_check_dev(&s, 2, &policy_2m, &v), -EINVAL);
 	d[2].extent_size = 4 * MiB;
 	pv.pe_start = UINT64_MAX;
-	assert_int_equal(pa_stack_check_dev(&s, 2, &policy_2m, &v), -ERANGE);
+	assert_int_equal(stack_check_dev(&s, 2, &policy_2m, &v), -ERANGE);
 	pv.pe_start = 1 * MiB;
 	to[0].dev = 7; /* no such PV */
-	assert_int_equal(pa_stack_check_dev(&s, 2, &policy_2m, &v), -EINVAL);
+	assert_int_equal(stack_check_dev(&s, 2, &policy_2m, &v), -EINVAL);
 	to[0].dev = 0;
 
 	/* md: chunk 0, data offset near 2^64, a level that does not exist */
@@ -624,28 +624,28 @@ static void test_hostile(void **state)
 				     .data_disks = 2,
 				     .nmembers = 2,
 				     .members = m};
-	assert_int_equal(pa_stack_check_dev(&s, 2, &policy_2m, &v), -EINVAL);
+	assert_int_equal(stack_check_dev(&s, 2, &policy_2m, &v), -EINVAL);
 	d[2].chunk = 64 * KiB;
-	assert_int_equal(pa_stack_check_dev(&s, 2, &policy_2m, &v), 0);
+	assert_int_equal(stack_check_dev(&s, 2, &policy_2m, &v), 0);
 	m[1].data_offset = UINT64_MAX - 511;
-	assert_int_equal(pa_stack_check_dev(&s, 2, &policy_2m, &v), -ERANGE);
+	assert_int_equal(stack_check_dev(&s, 2, &policy_2m, &v), -ERANGE);
 	m[1].data_offset = 0;
 	d[2].chunk = UINT64_MAX / 2 + 1; /* x 2 data disks = 2^64 */
-	assert_int_equal(pa_stack_check_dev(&s, 2, &policy_2m, &v), -ERANGE);
+	assert_int_equal(stack_check_dev(&s, 2, &policy_2m, &v), -ERANGE);
 	d[2].chunk = 64 * KiB;
 	d[2].level = 3;
-	assert_int_equal(pa_stack_check_dev(&s, 2, &policy_2m, &v), -EINVAL);
+	assert_int_equal(stack_check_dev(&s, 2, &policy_2m, &v), -EINVAL);
 	d[2].level = 5; /* 2 members: 1 data disk, not 2 */
-	assert_int_equal(pa_stack_check_dev(&s, 2, &policy_2m, &v), -EINVAL);
+	assert_int_equal(stack_check_dev(&s, 2, &policy_2m, &v), -EINVAL);
 	d[2].data_disks = 1;
-	assert_int_equal(pa_stack_check_dev(&s, 2, &policy_2m, &v), 0);
+	assert_int_equal(stack_check_dev(&s, 2, &policy_2m, &v), 0);
 	d[2].nmembers = 0;
-	assert_int_equal(pa_stack_check_dev(&s, 2, &policy_2m, &v), -EINVAL);
+	assert_int_equal(stack_check_dev(&s, 2, &policy_2m, &v), -EINVAL);
 
 	/* empty stacks */
 	s.ndevs = 0;
-	assert_int_equal(pa_stack_check_dev(&s, 0, &policy_2m, &v), -EINVAL);
-	assert_int_equal(pa_stack_check_dev(NULL, 0, &policy_2m, &v), -EINVAL);
+	assert_int_equal(stack_check_dev(&s, 0, &policy_2m, &v), -EINVAL);
+	assert_int_equal(stack_check_dev(NULL, 0, &policy_2m, &v), -EINVAL);
 }
 
 /*
@@ -661,45 +661,45 @@ static void test_fs_geometry(void **state)
 	struct pa_fs_geom g;
 	char why[256], fix[128];
 
-	assert_int_equal(pa_fs_geom_xfs(16, 32, 4096, &g), 0);
+	assert_int_equal(stack_fs_xfs(16, 32, 4096, &g), 0);
 	assert_int_equal(g.unit, 64 * KiB);
 	assert_int_equal(g.width, 128 * KiB);
 	assert_int_equal(
-	    pa_fs_geom_check(&g, 64 * KiB, 192 * KiB, why, sizeof(why), fix, sizeof(fix)),
+	    stack_fs_check(&g, 64 * KiB, 192 * KiB, why, sizeof(why), fix, sizeof(fix)),
 	    PA_VERDICT_MISALIGNED);
 	assert_contains(why, "XFS swidth 128 KiB, the device's optimal I/O is 192 KiB");
 	assert_string_equal(fix, "mkfs.xfs -d su=64k,sw=3");
 
-	assert_int_equal(pa_fs_geom_xfs(16, 48, 4096, &g), 0);
+	assert_int_equal(stack_fs_xfs(16, 48, 4096, &g), 0);
 	assert_int_equal(
-	    pa_fs_geom_check(&g, 64 * KiB, 192 * KiB, why, sizeof(why), fix, sizeof(fix)),
+	    stack_fs_check(&g, 64 * KiB, 192 * KiB, why, sizeof(why), fix, sizeof(fix)),
 	    PA_VERDICT_OK);
 	assert_string_equal(why, "");
 	assert_string_equal(fix, "");
 
 	/* sunit 8 x 4 KiB = 32 KiB against a 64 KiB chunk */
-	assert_int_equal(pa_fs_geom_xfs(8, 48, 4096, &g), 0);
+	assert_int_equal(stack_fs_xfs(8, 48, 4096, &g), 0);
 	assert_int_equal(
-	    pa_fs_geom_check(&g, 64 * KiB, 192 * KiB, why, sizeof(why), NULL, 0),
+	    stack_fs_check(&g, 64 * KiB, 192 * KiB, why, sizeof(why), NULL, 0),
 	    PA_VERDICT_MISALIGNED);
 	assert_contains(why, "XFS sunit 32 KiB, the device's minimum I/O is 64 KiB");
 
-	assert_int_equal(pa_fs_geom_ext4(16, 48, 4096, &g), 0);
+	assert_int_equal(stack_fs_ext4(16, 48, 4096, &g), 0);
 	assert_int_equal(
-	    pa_fs_geom_check(&g, 64 * KiB, 192 * KiB, why, sizeof(why), fix, sizeof(fix)),
+	    stack_fs_check(&g, 64 * KiB, 192 * KiB, why, sizeof(why), fix, sizeof(fix)),
 	    PA_VERDICT_OK);
-	assert_int_equal(pa_fs_geom_ext4(16, 32, 4096, &g), 0);
+	assert_int_equal(stack_fs_ext4(16, 32, 4096, &g), 0);
 	assert_int_equal(
-	    pa_fs_geom_check(&g, 64 * KiB, 192 * KiB, why, sizeof(why), fix, sizeof(fix)),
+	    stack_fs_check(&g, 64 * KiB, 192 * KiB, why, sizeof(why), fix, sizeof(fix)),
 	    PA_VERDICT_MISALIGNED);
 	assert_contains(why,
 			"ext4 stripe_width 128 KiB, the device's optimal I/O is 192 KiB");
 	assert_string_equal(fix, "mkfs.ext4 -b 4096 -E stride=16,stripe_width=48");
 
 	/* the virtio disk: minimum I/O 4 KiB is a sector, so su = 192 KiB */
-	assert_int_equal(pa_fs_geom_xfs(0, 0, 4096, &g), 0);
+	assert_int_equal(stack_fs_xfs(0, 0, 4096, &g), 0);
 	assert_int_equal(
-	    pa_fs_geom_check(&g, 4096, 192 * KiB, why, sizeof(why), fix, sizeof(fix)),
+	    stack_fs_check(&g, 4096, 192 * KiB, why, sizeof(why), fix, sizeof(fix)),
 	    PA_VERDICT_MISALIGNED);
 	assert_contains(
 	    why, "XFS has no stripe geometry, the device's optimal I/O is 192 KiB");
@@ -707,16 +707,16 @@ static void test_fs_geometry(void **state)
 
 	/* nothing on either side: n/a */
 	assert_int_equal(
-	    pa_fs_geom_check(&g, 4096, 0, why, sizeof(why), fix, sizeof(fix)),
+	    stack_fs_check(&g, 4096, 0, why, sizeof(why), fix, sizeof(fix)),
 	    PA_VERDICT_NA);
 
 	/* hostile: the largest superblock numbers do not wrap (2^32 x 2^32 < 2^64) */
-	assert_int_equal(pa_fs_geom_xfs(UINT32_MAX, UINT32_MAX, UINT32_MAX, &g), 0);
+	assert_int_equal(stack_fs_xfs(UINT32_MAX, UINT32_MAX, UINT32_MAX, &g), 0);
 	assert_int_equal(g.width, (uint64_t)UINT32_MAX * UINT32_MAX);
 	assert_int_equal(
-	    pa_fs_geom_check(&g, 64 * KiB, 192 * KiB, why, sizeof(why), fix, sizeof(fix)),
+	    stack_fs_check(&g, 64 * KiB, 192 * KiB, why, sizeof(why), fix, sizeof(fix)),
 	    PA_VERDICT_MISALIGNED);
-	assert_int_equal(pa_fs_geom_xfs(16, 48, 0, &g), -EINVAL);
+	assert_int_equal(stack_fs_xfs(16, 48, 0, &g), -EINVAL);
 }
 
 /*
@@ -764,7 +764,7 @@ static void test_md_raid10_raid1(void **state)
 	{
 		struct pa_stack s = {.ndevs = 9, .dev = d};
 
-		assert_int_equal(pa_stack_check_dev(&s, 8, &policy_2m, &v), -EINVAL);
+		assert_int_equal(stack_check_dev(&s, 8, &policy_2m, &v), -EINVAL);
 	}
 
 	d[8] = (struct pa_stack_dev){.name = "md1",
@@ -797,7 +797,7 @@ static void test_cannot_align_and_bottom_grain(void **state)
 
 	v = check(d, 3, 2, &policy_2m);
 	assert_int_equal(v.bottom_grain, 6 * MiB);
-	assert_false(pa_stack_extent_ok(&d[2], v.bottom_grain, why, sizeof(why)));
+	assert_false(stack_extent_ok(&d[2], v.bottom_grain, why, sizeof(why)));
 	assert_contains(why,
 			"extent size 4 MiB of VG vg is no multiple of the 6 MiB grain");
 
@@ -822,9 +822,9 @@ static void test_too_deep(void **state)
 		d[i] = part("p", i - 1, 0);
 		d[i].size = 1 * GiB;
 	}
-	assert_int_equal(pa_stack_check_dev(&s, 20, &policy_2m, &v), -E2BIG);
+	assert_int_equal(stack_check_dev(&s, 20, &policy_2m, &v), -E2BIG);
 	/* 16 layers are fine */
-	assert_int_equal(pa_stack_check_dev(&s, 15, &policy_2m, &v), 0);
+	assert_int_equal(stack_check_dev(&s, 15, &policy_2m, &v), 0);
 	assert_int_equal(v.physical, PA_VERDICT_OK);
 }
 
