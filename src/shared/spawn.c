@@ -152,6 +152,45 @@ static void close_pipe(int p[2])
 		}
 }
 
+/* Read the captured pipes to their end (the child's exit), into @r. */
+static int drain(struct pollfd pf[2], int pipes[2][2], unsigned flags, struct spawn_result *r)
+{
+	int rc, i;
+
+	rc = 0;
+	while (pf[0].fd >= 0 || pf[1].fd >= 0) {
+		char chunk[4096];
+
+		if (poll(pf, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			rc = -errno;
+			break;
+		}
+		for (i = 0; i < 2; i++) {
+			ssize_t n;
+
+			if (pf[i].fd < 0 || !pf[i].revents)
+				continue;
+			n = read(pf[i].fd, chunk, sizeof(chunk));
+			if (n < 0 && (errno == EINTR || errno == EAGAIN))
+				continue;
+			if (n <= 0) {
+				close(pf[i].fd);
+				pipes[i][0] = pf[i].fd = -1;
+				continue;
+			}
+			/* out of memory: keep reading, so the child is not blocked */
+			if (append(i ? &r->err : &r->out, i ? &r->errlen : &r->outlen,
+				   chunk, (size_t)n) < 0)
+				rc = -ENOMEM;
+			if (i == 1 && (flags & SPAWN_ERR_TEE))
+				fwrite(chunk, 1, (size_t)n, stderr);
+		}
+	}
+	return rc;
+}
+
 int spawn(const char *const argv[], unsigned flags, struct spawn_result *r)
 {
 	posix_spawn_file_actions_t fa;
@@ -224,37 +263,7 @@ int spawn(const char *const argv[], unsigned flags, struct spawn_result *r)
 		}
 		pf[i] = (struct pollfd){.fd = pipes[i][0], .events = POLLIN};
 	}
-	rc = 0;
-	while (pf[0].fd >= 0 || pf[1].fd >= 0) {
-		char chunk[4096];
-
-		if (poll(pf, 2, -1) < 0) {
-			if (errno == EINTR)
-				continue;
-			rc = -errno;
-			break;
-		}
-		for (i = 0; i < 2; i++) {
-			ssize_t n;
-
-			if (pf[i].fd < 0 || !pf[i].revents)
-				continue;
-			n = read(pf[i].fd, chunk, sizeof(chunk));
-			if (n < 0 && (errno == EINTR || errno == EAGAIN))
-				continue;
-			if (n <= 0) {
-				close(pf[i].fd);
-				pipes[i][0] = pf[i].fd = -1;
-				continue;
-			}
-			/* out of memory: keep reading, so the child is not blocked */
-			if (append(i ? &r->err : &r->out, i ? &r->errlen : &r->outlen,
-				   chunk, (size_t)n) < 0)
-				rc = -ENOMEM;
-			if (i == 1 && (flags & SPAWN_ERR_TEE))
-				fwrite(chunk, 1, (size_t)n, stderr);
-		}
-	}
+	rc = drain(pf, pipes, flags, r);
 	close_pipe(pipes[0]);
 	close_pipe(pipes[1]);
 	while (waitpid(pid, &st, 0) < 0)
