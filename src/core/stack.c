@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "core/stack.h"
+#include "core/stack-impl.h"
 #include "core/units.h"
 
 #define TERMS_MAX (2 * PA_STACK_DEPTH_MAX + 2)
@@ -45,12 +46,12 @@ struct ctx {
 	int blame_sev;		    /* of v->blame: 4 physical, 2 optimal, 1 policy */
 };
 
-static const char *dev_name(const struct pa_stack *s, unsigned int i)
+const char *stack_dev_name(const struct pa_stack *s, unsigned int i)
 {
 	return s->dev[i].name ? s->dev[i].name : "?";
 }
 
-static const char *kind_word(enum pa_stack_kind k)
+const char *stack_kind_word(enum pa_stack_kind k)
 {
 	switch (k) {
 	case PA_STACK_DISK:
@@ -77,7 +78,7 @@ static uint64_t residue(uint64_t x, uint64_t g, uint64_t off)
 	return a >= b ? a - b : g - (b - a);
 }
 
-static void reason_add(char *buf, size_t size, const char *fmt, ...)
+void stack_reason_add(char *buf, size_t size, const char *fmt, ...)
 {
 	char piece[PA_REASON_MAX];
 	size_t used = strlen(buf);
@@ -309,7 +310,7 @@ static void terms_rebase(struct walk *w, unsigned int dev, uint64_t seg_start,
 static void term_text(const struct pa_stack *s, const struct term *t, char *buf,
 		      size_t len)
 {
-	const char *n = dev_name(s, t->dev);
+	const char *n = stack_dev_name(s, t->dev);
 	char a[32], b[32];
 
 	units_exact(t->value, a, sizeof(a));
@@ -388,15 +389,15 @@ static enum pa_verdict judge(struct ctx *c, const struct walk *w, unsigned int s
 	units_exact(grain, g, sizeof(g));
 	units_exact(x, at, sizeof(at));
 	if (!w->n) {
-		reason_add(v->reason, sizeof(v->reason),
-			   "byte 0 of %s is no multiple of the %s %s", dev_name(s, space),
+		stack_reason_add(v->reason, sizeof(v->reason),
+			   "byte 0 of %s is no multiple of the %s %s", stack_dev_name(s, space),
 			   g, what);
 		return PA_VERDICT_MISALIGNED;
 	}
 	term_text(s, &w->t[blame], t1, sizeof(t1));
 	sum = base + w->t[blame].value;
 	if (blame == 0) {
-		reason_add(v->reason, sizeof(v->reason),
+		stack_reason_add(v->reason, sizeof(v->reason),
 			   "%s: %s is no multiple of the %s %s%s%s%s", t1,
 			   units_exact(sum, t0, sizeof(t0)), g, what,
 			   blame + 1 < w->n ? " (the segment lands at " : "",
@@ -408,14 +409,14 @@ static enum pa_verdict judge(struct ctx *c, const struct walk *w, unsigned int s
 		units_exact(base, b, sizeof(b));
 		if (p->kind == PA_TERM_PART_START)
 			snprintf(t0, sizeof(t0), "partition %s at %s",
-				 dev_name(s, p->dev), b);
+				 stack_dev_name(s, p->dev), b);
 		else if (p->kind == PA_TERM_PE_START)
 			snprintf(t0, sizeof(t0), "PE 0 of the PV on %s at %s",
-				 dev_name(s, p->dev), b);
+				 stack_dev_name(s, p->dev), b);
 		else
 			snprintf(t0, sizeof(t0), "%s %s at %s",
-				 kind_word(s->dev[p->dev].kind), dev_name(s, p->dev), b);
-		reason_add(v->reason, sizeof(v->reason),
+				 stack_kind_word(s->dev[p->dev].kind), stack_dev_name(s, p->dev), b);
+		stack_reason_add(v->reason, sizeof(v->reason),
 			   "%s on %s: %s is no multiple of the %s %s%s%s%s", t1, t0,
 			   units_exact(sum, s2, sizeof(s2)), g, what,
 			   blame + 1 < w->n ? " (the segment lands at " : "",
@@ -450,10 +451,10 @@ static int judge_map(struct ctx *c, const struct walk *w, unsigned int dev, uint
 	fix = align_lcm(width, pol);
 	if (!fix)
 		fix = width;
-	snprintf(what, sizeof(what), "chunk of %s", dev_name(c->s, dev));
+	snprintf(what, sizeof(what), "chunk of %s", stack_dev_name(c->s, dev));
 	merge(&c->v->physical, judge(c, w, dev, x, chunk, 0, what, fix, 4));
 	snprintf(what, sizeof(what), "stripe width (%u x %s chunk) of %s", ndata,
-		 units_exact(chunk, a, sizeof(a)), dev_name(c->s, dev));
+		 units_exact(chunk, a, sizeof(a)), stack_dev_name(c->s, dev));
 	merge(&c->v->optimal, judge(c, w, dev, x, width, 0, what, fix, 2));
 	if (pol)
 		merge(&c->v->policy, judge(c, w, dev, x, pol, 0, "policy grain", fix, 1));
@@ -480,19 +481,19 @@ static void judge_disk(struct ctx *c, const struct walk *w, unsigned int disk, u
 
 	if (cannot) {
 		phys = PA_VERDICT_MISALIGNED;
-		reason_add(v->reason, sizeof(v->reason),
+		stack_reason_add(v->reason, sizeof(v->reason),
 			   "%s: the kernel reports alignment offset -1",
-			   dev_name(c->s, disk));
+			   stack_dev_name(c->s, disk));
 	} else {
 		snprintf(what, sizeof(what), "physical sector and minimum I/O of %s",
-			 dev_name(c->s, disk));
+			 stack_dev_name(c->s, disk));
 		phys = judge(c, w, disk, x, pg, off, what, fix, 4);
 	}
 	if (og && cannot) {
 		opt = PA_VERDICT_MISALIGNED; /* as align_check(): nothing is aligned there
 					      */
 	} else if (og) {
-		snprintf(what, sizeof(what), "optimal I/O of %s", dev_name(c->s, disk));
+		snprintf(what, sizeof(what), "optimal I/O of %s", stack_dev_name(c->s, disk));
 		opt = judge(c, w, disk, x, og, off, what, fix, 2);
 	} else {
 		opt = PA_VERDICT_NA;
@@ -506,23 +507,23 @@ static void judge_disk(struct ctx *c, const struct walk *w, unsigned int disk, u
 		pol = PA_VERDICT_NA;
 	}
 	if (w->chunk) {
-		const char *m = dev_name(c->s, w->chunk_dev);
+		const char *m = stack_dev_name(c->s, w->chunk_dev);
 
 		units_exact(w->chunk, a, sizeof(a));
 		if (w->chunk % pg) {
 			phys = PA_VERDICT_MISALIGNED;
-			reason_add(
+			stack_reason_add(
 			    v->reason, sizeof(v->reason),
 			    "chunk %s of %s is no multiple of the %s physical sector and "
 			    "minimum I/O of %s",
-			    a, m, units_exact(pg, b, sizeof(b)), dev_name(c->s, disk));
+			    a, m, units_exact(pg, b, sizeof(b)), stack_dev_name(c->s, disk));
 		}
 		if (og && w->chunk % og && og % w->chunk) {
 			opt = PA_VERDICT_MISALIGNED;
-			reason_add(v->reason, sizeof(v->reason),
+			stack_reason_add(v->reason, sizeof(v->reason),
 				   "chunk %s of %s straddles the %s optimal I/O of %s", a,
 				   m, units_exact(og, b, sizeof(b)),
-				   dev_name(c->s, disk));
+				   stack_dev_name(c->s, disk));
 		}
 		sev = w->chunk % pg ? 4 : og && w->chunk % og && og % w->chunk ? 2 : 0;
 		if (sev > c->blame_sev) {
@@ -551,7 +552,7 @@ static void judge_disk(struct ctx *c, const struct walk *w, unsigned int disk, u
 		v->path[0] = '\0';
 		for (k = w->npath; k-- > 0 && used + 1 < sizeof(v->path);) {
 			snprintf(v->path + used, sizeof(v->path) - used, "%s%s",
-				 dev_name(c->s, w->path[k]), k ? " -> " : "");
+				 stack_dev_name(c->s, w->path[k]), k ? " -> " : "");
 			used = strlen(v->path);
 		}
 	}
@@ -835,266 +836,4 @@ bool stack_extent_ok(const struct pa_stack_dev *lv, uint64_t grain, char *why,
 		    units_exact(lv->extent_size, a, sizeof(a)), lv->vg ? lv->vg : "?",
 		    units_exact(grain, b, sizeof(b)));
 	return false;
-}
-
-/* "192k", "6m", "9s": in the largest of k, m, g that divides, else in sectors */
-static const char *lvm_size(uint64_t bytes, char *buf, size_t len)
-{
-	if (bytes % (1ull << 30) == 0)
-		snprintf(buf, len, "%" PRIu64 "g", bytes >> 30);
-	else if (bytes % (1ull << 20) == 0)
-		snprintf(buf, len, "%" PRIu64 "m", bytes >> 20);
-	else if (bytes % 1024 == 0)
-		snprintf(buf, len, "%" PRIu64 "k", bytes >> 10);
-	else
-		snprintf(buf, len, "%" PRIu64 "s", bytes / 512);
-	return buf;
-}
-
-/* the smallest p >= @old with (base + p) % g == 0 */
-static int next_offset(uint64_t base, uint64_t old, uint64_t g, uint64_t *p)
-{
-	uint64_t at, up;
-
-	if (!g)
-		return -EINVAL;
-	if (__builtin_add_overflow(base, old, &at))
-		return -ERANGE;
-	up = (g - at % g) % g;
-	if (__builtin_add_overflow(at, up, &at))
-		return -ERANGE;
-	*p = at - base;
-	return 0;
-}
-
-static void member_list(const struct pa_stack *s, const struct pa_stack_dev *d, char *buf,
-			size_t len)
-{
-	size_t used = 0;
-	unsigned int k;
-
-	buf[0] = '\0';
-	for (k = 0; k < d->nmembers && used + 1 < len; k++) {
-		snprintf(buf + used, len - used, " /dev/%s",
-			 dev_name(s, d->members[k].dev));
-		used = strlen(buf);
-	}
-}
-
-int stack_advise(const struct pa_stack *s, unsigned int dev,
-		    const struct pa_stack_verdict *v, char *buf, size_t len)
-{
-	const struct pa_stack_dev *b;
-	uint64_t g = v->fix_grain ? v->fix_grain : v->grain, p;
-	char x[32], y[32], z[256];
-	unsigned int bad, k;
-	int r;
-
-	if (!len)
-		return -EINVAL;
-	buf[0] = '\0';
-	r = stack_validate(s, &bad);
-	if (r)
-		return r;
-	if (dev >= s->ndevs || v->blame_dev >= s->ndevs)
-		return -EINVAL;
-	if (!v->blamed)
-		return 0;
-	b = &s->dev[v->blame_dev];
-	switch (v->blame) {
-	case PA_TERM_PART_START:
-		snprintf(buf, len, "partalign-apply plan /dev/%s", dev_name(s, b->lower));
-		break;
-	case PA_TERM_PE_START: {
-		/* the PV's own device must start on the grain too: else an offset */
-		const char *vg = s->dev[dev].kind == PA_STACK_LV && s->dev[dev].vg
-				     ? s->dev[dev].vg
-				     : "VG";
-		uint64_t skew = (g - v->blame_base % g) % g;
-
-		if (skew)
-			snprintf(z, sizeof(z), " --dataalignmentoffset %s",
-				 lvm_size(skew, y, sizeof(y)));
-		else
-			z[0] = '\0';
-		snprintf(buf, len,
-			 "pvcreate --dataalignment %s%s NEWPV; vgextend %s NEWPV; "
-			 "pvmove /dev/%s NEWPV; vgreduce %s /dev/%s",
-			 lvm_size(g, x, sizeof(x)), z, vg, dev_name(s, v->blame_dev), vg,
-			 dev_name(s, v->blame_dev));
-		break;
-	}
-	case PA_TERM_EXTENTS:
-		/* the smallest multiple of the grain not below the current size */
-		if (__builtin_add_overflow(b->extent_size, g - 1, &p))
-			return -ERANGE;
-		p = p / g * g;
-		snprintf(
-		    buf, len,
-		    "vgcreate -s %s NEWVG NEWPV (extent size %s keeps every LV of VG %s "
-		    "on the %s grain; copy the data over)",
-		    lvm_size(p, x, sizeof(x)), units_exact(p, z, sizeof(z)),
-		    b->vg ? b->vg : "?", units_exact(g, y, sizeof(y)));
-		break;
-	case PA_TERM_PAYLOAD:
-		r = next_offset(v->blame_base, b->offset, g, &p);
-		if (r)
-			return r;
-		snprintf(buf, len,
-			 "cryptsetup luksFormat --offset %" PRIu64
-			 " NEWDEV (payload at %s; "
-			 "copy the data over)",
-			 p / 512, units_exact(p, x, sizeof(x)));
-		break;
-	case PA_TERM_DATA_OFFSET:
-	case PA_TERM_ROW: {
-		uint64_t chunk = b->chunk, off = 0;
-
-		if (b->kind != PA_STACK_MD) {
-			snprintf(buf, len,
-				 "a new %s with a chunk that is a multiple of %s "
-				 "(lvcreate -I / "
-				 "dmsetup), then move the data",
-				 kind_word(b->kind), units_exact(g, x, sizeof(x)));
-			break;
-		}
-		if (v->blame == PA_TERM_ROW) {
-			chunk = align_lcm(chunk, v->grain);
-			if (!chunk)
-				return -ERANGE;
-		}
-		for (k = 0; k < b->nmembers; k++)
-			if (b->members[k].data_offset > off)
-				off = b->members[k].data_offset;
-		if (v->blame == PA_TERM_DATA_OFFSET) {
-			r = next_offset(v->blame_base, off, g, &off);
-			if (r)
-				return r;
-		}
-		member_list(s, b, z, sizeof(z));
-		snprintf(
-		    buf, len,
-		    "mdadm --create /dev/%s --level=%u --raid-devices=%u --chunk=%" PRIu64
-		    "K --data-offset=%" PRIu64 "K%s",
-		    dev_name(s, v->blame_dev), b->level, b->nmembers, chunk / 1024,
-		    off / 1024, z);
-		break;
-	}
-	case PA_TERM_DM_OFFSET:
-	case PA_TERM_WITHIN:
-		snprintf(
-		    buf, len,
-		    "%s %s: a table whose offsets are multiples of %s (dmsetup reload), "
-		    "or move the data",
-		    kind_word(b->kind), dev_name(s, v->blame_dev),
-		    units_exact(g, x, sizeof(x)));
-		break;
-	}
-	return 0;
-}
-
-static int fs_geom(uint32_t unit, uint32_t width, uint32_t blocksize, const char *fs,
-		   struct pa_fs_geom *g)
-{
-	memset(g, 0, sizeof(*g));
-	if (!blocksize)
-		return -EINVAL;
-	g->fs = fs;
-	g->blocksize = blocksize;
-	g->unit = (uint64_t)unit * blocksize; /* 32 x 32 bits: cannot wrap */
-	g->width = (uint64_t)width * blocksize;
-	return 0;
-}
-
-int stack_fs_xfs(uint32_t sb_unit, uint32_t sb_width, uint32_t blocksize,
-		   struct pa_fs_geom *g)
-{
-	return fs_geom(sb_unit, sb_width, blocksize, "XFS", g);
-}
-
-int stack_fs_ext4(uint32_t stride, uint32_t stripe_width, uint32_t blocksize,
-		    struct pa_fs_geom *g)
-{
-	return fs_geom(stride, stripe_width, blocksize, "ext4", g);
-}
-
-static void fs_fix(const struct pa_fs_geom *g, uint64_t min_io, uint64_t opt_io,
-		   char *fix, size_t len)
-{
-	/* a minimum I/O of 4 KiB or less is a sector, not a chunk */
-	uint64_t su = min_io > 4096 && opt_io % min_io == 0 ? min_io : opt_io;
-	uint64_t bs = g->blocksize ? g->blocksize : 4096;
-	char a[32];
-
-	if (!fix || !len)
-		return;
-	fix[0] = '\0';
-	if (!su || !opt_io)
-		return;
-	if (g->fs && !strcmp(g->fs, "ext4"))
-		snprintf(fix, len,
-			 "mkfs.ext4 -b %" PRIu64 " -E stride=%" PRIu64
-			 ",stripe_width=%" PRIu64,
-			 bs, su / bs, opt_io / bs);
-	else
-		snprintf(fix, len, "mkfs.xfs -d su=%s,sw=%" PRIu64,
-			 lvm_size(su, a, sizeof(a)), opt_io / su);
-}
-
-enum pa_verdict stack_fs_check(const struct pa_fs_geom *g, uint64_t min_io,
-				 uint64_t opt_io, char *reason, size_t len, char *fix,
-				 size_t fixlen)
-{
-	const char *fs = g->fs ? g->fs : "the file system";
-	bool ext4 = g->fs && !strcmp(g->fs, "ext4");
-	const char *un = ext4 ? "stride" : "sunit",
-		   *wn = ext4 ? "stripe_width" : "swidth";
-	enum pa_verdict v = PA_VERDICT_OK;
-	char a[32], b[32];
-
-	if (len)
-		reason[0] = '\0';
-	fs_fix(g, min_io, opt_io, fix, fixlen);
-	if (!opt_io && !g->width && !g->unit) {
-		if (len)
-			snprintf(reason, len,
-				 "%s has no stripe geometry, nor does the device", fs);
-		return PA_VERDICT_NA;
-	}
-	if (!opt_io) {
-		if (len)
-			snprintf(reason, len,
-				 "%s %s %s, the device reports no optimal I/O size", fs,
-				 wn, units_exact(g->width, a, sizeof(a)));
-		return PA_VERDICT_NA;
-	}
-	if (!g->width || !g->unit) {
-		if (len)
-			snprintf(
-			    reason, len,
-			    "%s has no stripe geometry, the device's optimal I/O is %s",
-			    fs, units_exact(opt_io, a, sizeof(a)));
-		return PA_VERDICT_MISALIGNED;
-	}
-	if (g->width % opt_io) {
-		reason_add(reason, len, "%s %s %s, the device's optimal I/O is %s", fs,
-			   wn, units_exact(g->width, a, sizeof(a)),
-			   units_exact(opt_io, b, sizeof(b)));
-		v = PA_VERDICT_MISALIGNED;
-	}
-	if (min_io && g->unit % min_io) {
-		reason_add(reason, len, "%s %s %s, the device's minimum I/O is %s", fs,
-			   un, units_exact(g->unit, a, sizeof(a)),
-			   units_exact(min_io, b, sizeof(b)));
-		v = PA_VERDICT_MISALIGNED;
-	}
-	if (g->width % g->unit) {
-		reason_add(reason, len, "%s %s %s is no multiple of its %s %s", fs, wn,
-			   units_exact(g->width, a, sizeof(a)), un,
-			   units_exact(g->unit, b, sizeof(b)));
-		v = PA_VERDICT_MISALIGNED;
-	}
-	if (v == PA_VERDICT_OK && fix && fixlen)
-		fix[0] = '\0';
-	return v;
 }
