@@ -23,7 +23,7 @@
 
 /* An open, exclusively claimed and flock()ed whole disk (read-only fd). */
 struct pa_disk {
-	int fd;     /* read-only; O_EXCL when opened exclusively */
+	int fd;	    /* read-only; O_EXCL when opened exclusively */
 	int lockfd; /* holds the flock */
 	char *path;
 	uint64_t size;
@@ -71,7 +71,7 @@ int apply_disk_identity(struct pa_disk *d, struct label_id *id);
 struct pa_extent {
 	uint64_t off; /* bytes */
 	uint64_t len;
-	bool late;    /* old label sectors the new label does not use: after sector 0 */
+	bool late; /* old label sectors the new label does not use: after sector 0 */
 };
 
 struct pa_shadow; /* the libparted view of the disk (opaque) */
@@ -236,6 +236,7 @@ int apply_kernel_sync(struct pa_disk *d, const struct pa_dev *whole,
 		      const struct pa_kpart *parts, size_t n, struct pa_diags *msgs);
 
 /* Does the kernel's view (sysfs) of @whole match @parts exactly? */
-bool apply_kernel_matches(const struct pa_dev *whole, const struct pa_kpart *parts, size_t n);
+bool apply_kernel_matches(const struct pa_dev *whole, const struct pa_kpart *parts,
+			  size_t n);
 
 #endif

@@ -527,12 +527,13 @@ static int gpt_extent_any(label_read_fn rd, void *ctx, uint32_t logical, uint64_
 		return rc;
 	if (memcmp(h, "EFI PART", 8) != 0)
 		return -ENOENT;
-	array =
-	    ((uint64_t)get_le32(h + 80) * get_le32(h + 84) + logical - 1) / logical * logical;
+	array = ((uint64_t)get_le32(h + 80) * get_le32(h + 84) + logical - 1) / logical *
+		logical;
 	if (array > (64u << 20) || array / logical + 2 >= nsec)
 		return -EOPNOTSUPP;
 	/* entries right before the header, as partalign and libparted write them */
-	if (((uint64_t)get_le32(h + 76) << 32 | get_le32(h + 72)) != nsec - 1 - array / logical)
+	if (((uint64_t)get_le32(h + 76) << 32 | get_le32(h + 72)) !=
+	    nsec - 1 - array / logical)
 		return -EOPNOTSUPP;
 	*head = 2ull * logical + array;
 	*tail = logical + array;
@@ -579,7 +580,8 @@ static int label_areas(label_read_fn rd, void *ctx, uint32_t logical, uint64_t s
 	 * dos backup over a GPT leaves when it stops after sector 0 (the GPT
 	 * sectors are cleared last), or a hybrid MBR.
 	 */
-	if (gpt_extent_any(rd, ctx, logical, size, &head, &tail) == 0 && head + tail <= size) {
+	if (gpt_extent_any(rd, ctx, logical, size, &head, &tail) == 0 &&
+	    head + tail <= size) {
 		ext[(*n)++] = (struct pa_extent){.off = 0, .len = head};
 		ext[(*n)++] = (struct pa_extent){.off = size - tail, .len = tail};
 	}
@@ -654,9 +656,10 @@ int apply_backup_check(const struct pa_backup *b, struct pa_disk *d, uint64_t *b
 		uint64_t arr = (16384 + b->logical - 1) / b->logical * b->logical;
 
 		if (2 * b->logical + arr + b->logical + arr <= b->size) {
-			all[na + nd++] = (struct pa_extent){.off = 0, .len = 2 * b->logical + arr};
 			all[na + nd++] =
-			    (struct pa_extent){.off = b->size - b->logical - arr, .len = b->logical + arr};
+			    (struct pa_extent){.off = 0, .len = 2 * b->logical + arr};
+			all[na + nd++] = (struct pa_extent){
+			    .off = b->size - b->logical - arr, .len = b->logical + arr};
 		}
 	}
 	nall = merge_extents(all, na + nd);
@@ -732,7 +735,8 @@ int apply_backup_order(const struct pa_backup *b, struct pa_extent **regs, void 
 		for (j = 0; j < nl; j++) {
 			if (label[j].off > lo && label[j].off < hi)
 				cuts[nc++] = label[j].off;
-			if (label[j].off + label[j].len > lo && label[j].off + label[j].len < hi)
+			if (label[j].off + label[j].len > lo &&
+			    label[j].off + label[j].len < hi)
 				cuts[nc++] = label[j].off + label[j].len;
 		}
 		cuts[nc++] = hi;
@@ -752,8 +756,9 @@ int apply_backup_order(const struct pa_backup *b, struct pa_extent **regs, void 
 			for (m = 0; m < nl && !inside; m++)
 				inside = cuts[j] >= label[m].off &&
 					 cuts[j] < label[m].off + label[m].len;
-			(*regs)[k] = (struct pa_extent){
-				.off = cuts[j], .len = cuts[j + 1] - cuts[j], .late = !inside};
+			(*regs)[k] = (struct pa_extent){.off = cuts[j],
+							.len = cuts[j + 1] - cuts[j],
+							.late = !inside};
 			(*bufs)[k++] = b->data[i] + (cuts[j] - lo);
 		}
 	}

@@ -49,7 +49,8 @@ int apply_disk_open(const char *path, unsigned int flags, int wait_ms, struct pa
 		waited += 100;
 	}
 	/* O_EXCL on a block device claims it: refused while mounted or held */
-	d->fd = open(path, O_RDONLY | ((flags & PA_DISK_EXCL) ? O_EXCL : 0) | O_CLOEXEC | O_NONBLOCK);
+	d->fd = open(path, O_RDONLY | ((flags & PA_DISK_EXCL) ? O_EXCL : 0) | O_CLOEXEC |
+			       O_NONBLOCK);
 	if (d->fd < 0) {
 		rc = -errno;
 		goto fail;

@@ -157,7 +157,8 @@ int apply_wipe(struct pa_writer *w, uint64_t off, uint64_t len, unsigned int *wi
 	*wiped = 0;
 	if (!pr)
 		return -ENOMEM;
-	if (blkid_probe_set_device(pr, w->bfd, (blkid_loff_t)off, (blkid_loff_t)len) < 0) {
+	if (blkid_probe_set_device(pr, w->bfd, (blkid_loff_t)off, (blkid_loff_t)len) <
+	    0) {
 		rc = -EIO;
 		goto out;
 	}
@@ -243,7 +244,8 @@ static bool same(const struct kp *k, const struct pa_kpart *p)
 	return k->num == p->num && k->start == p->start && k->size == p->size;
 }
 
-bool apply_kernel_matches(const struct pa_dev *whole, const struct pa_kpart *parts, size_t n)
+bool apply_kernel_matches(const struct pa_dev *whole, const struct pa_kpart *parts,
+			  size_t n)
 {
 	struct kp *k = NULL;
 	size_t nk = 0, i, j, found = 0;
@@ -260,9 +262,8 @@ bool apply_kernel_matches(const struct pa_dev *whole, const struct pa_kpart *par
 static int blkpg(int fd, int op, unsigned int num, uint64_t start, uint64_t size)
 {
 	struct blkpg_partition part = {
-		.start = (long long)start, .length = (long long)size, .pno = (int)num};
-	struct blkpg_ioctl_arg arg = {
-		.op = op, .datalen = sizeof(part), .data = &part};
+	    .start = (long long)start, .length = (long long)size, .pno = (int)num};
+	struct blkpg_ioctl_arg arg = {.op = op, .datalen = sizeof(part), .data = &part};
 
 	return ioctl(fd, BLKPG, &arg) < 0 ? -errno : 0;
 }
@@ -288,7 +289,8 @@ int apply_kernel_sync(struct pa_disk *d, const struct pa_dev *whole,
 			continue;
 		rc = blkpg(d->fd, BLKPG_DEL_PARTITION, k[i].num, 0, 0);
 		if (rc < 0) {
-			diag_add(msgs, d->path, -rc, "the kernel keeps partition %u", k[i].num);
+			diag_add(msgs, d->path, -rc, "the kernel keeps partition %u",
+				 k[i].num);
 			result = -EBUSY;
 		}
 	}
@@ -303,7 +305,7 @@ int apply_kernel_sync(struct pa_disk *d, const struct pa_dev *whole,
 			   parts[j].size);
 		if (rc < 0) {
 			diag_add(msgs, d->path, -rc, "the kernel cannot add partition %u",
-				    parts[j].num);
+				 parts[j].num);
 			result = -EBUSY;
 		}
 	}

@@ -38,7 +38,8 @@ int label_gpt_extent(label_read_fn rd, void *ctx, uint32_t logical, uint64_t *he
 	entries = (uint64_t)get_le32(h + 80) * get_le32(h + 84);
 	array = (entries + logical - 1) / logical * logical;
 	if (get_le64(h + 72) != 2 || array > (64u << 20))
-		return -EOPNOTSUPP; /* entries away from LBA 2: not written by partalign */
+		return -EOPNOTSUPP; /* entries away from LBA 2: not written by partalign
+				     */
 	*head_len = 2ull * logical + array;
 	*tail_len = logical + array;
 	return 0;
@@ -86,9 +87,9 @@ static void guid_text(const unsigned char *g, char out[37])
 {
 	/* the first three fields are little-endian on disk */
 	snprintf(out, 37,
-		 "%02X%02X%02X%02X-%02X%02X-%02X%02X-%02X%02X-%02X%02X%02X%02X%02X%02X", g[3],
-		 g[2], g[1], g[0], g[5], g[4], g[7], g[6], g[8], g[9], g[10], g[11], g[12],
-		 g[13], g[14], g[15]);
+		 "%02X%02X%02X%02X-%02X%02X-%02X%02X-%02X%02X-%02X%02X%02X%02X%02X%02X",
+		 g[3], g[2], g[1], g[0], g[5], g[4], g[7], g[6], g[8], g[9], g[10], g[11],
+		 g[12], g[13], g[14], g[15]);
 }
 
 int label_gpt_entry_guids(label_read_fn rd, void *ctx, uint32_t logical, unsigned int num,
@@ -105,7 +106,8 @@ int label_gpt_entry_guids(label_read_fn rd, void *ctx, uint32_t logical, unsigne
 	esize = get_le32(h + 84);
 	if (num == 0 || num > count || esize < 128)
 		return -ENOENT;
-	rc = rd(ctx, get_le64(h + 72) * logical + (uint64_t)(num - 1) * esize, e, sizeof(e));
+	rc = rd(ctx, get_le64(h + 72) * logical + (uint64_t)(num - 1) * esize, e,
+		sizeof(e));
 	if (rc < 0)
 		return rc;
 	if (memcmp(e, zero, 16) == 0)
@@ -216,7 +218,8 @@ static enum label_gpt_state gpt_state(int rc)
 	case -EILSEQ:
 		return LABEL_GPT_BAD_ARRAY;
 	default:
-		return LABEL_GPT_OK; /* valid; -E2BIG: valid, only too many entries to list */
+		return LABEL_GPT_OK; /* valid; -E2BIG: valid, only too many entries to
+					list */
 	}
 }
 
@@ -299,8 +302,8 @@ int label_check_entries(label_read_fn rd, void *ctx, uint32_t logical, uint64_t 
 		return rc;
 	if (buf[510] != 0x55 || buf[511] != 0xaa)
 		return 0;
-	if (buf[446 + 4] != 0xee && buf[446 + 16 + 4] != 0xee && buf[446 + 32 + 4] != 0xee &&
-	    buf[446 + 48 + 4] != 0xee) {
+	if (buf[446 + 4] != 0xee && buf[446 + 16 + 4] != 0xee &&
+	    buf[446 + 32 + 4] != 0xee && buf[446 + 48 + 4] != 0xee) {
 		/* dos: the four primary entries */
 		for (i = 0; i < 4; i++) {
 			const unsigned char *e = buf + 446 + 16 * i;
@@ -309,7 +312,9 @@ int label_check_entries(label_read_fn rd, void *ctx, uint32_t logical, uint64_t 
 			if (!e[4] || !size)
 				continue;
 			if (first + size > nsec) {
-				snprintf(why, len, "partition %zu ends at sector %" PRIu64 ", past the "
+				snprintf(why, len,
+					 "partition %zu ends at sector %" PRIu64
+					 ", past the "
 					 "end of the disk (last sector %" PRIu64 ")",
 					 i + 1, first + size - 1, nsec - 1);
 				return 1;
@@ -345,21 +350,28 @@ int label_check_entries(label_read_fn rd, void *ctx, uint32_t logical, uint64_t 
 		if (rc < 0)
 			return rc;
 		for (o = 0; o < chunk && n < LABEL_ID_MAX_PARTS; o += esize) {
-			uint64_t first = get_le64(buf + o + 32), last = get_le64(buf + o + 40);
+			uint64_t first = get_le64(buf + o + 32),
+				 last = get_le64(buf + o + 40);
 
 			num++;
 			if (memcmp(buf + o, zero, 16) == 0)
 				continue;
 			if (last >= nsec) {
-				snprintf(why, len, "partition %u ends at sector %" PRIu64 ", past the "
+				snprintf(why, len,
+					 "partition %u ends at sector %" PRIu64
+					 ", past the "
 					 "end of the disk (last sector %" PRIu64 ")",
 					 num, last, nsec - 1);
 				return 1;
 			}
-			if (first > last || first < get_le64(h + 40) || last > get_le64(h + 48)) {
-				snprintf(why, len, "partition %u (sectors %" PRIu64 "-%" PRIu64 ") lies "
-					 "outside the usable sectors %" PRIu64 "-%" PRIu64 " of the GPT",
-					 num, first, last, get_le64(h + 40), get_le64(h + 48));
+			if (first > last || first < get_le64(h + 40) ||
+			    last > get_le64(h + 48)) {
+				snprintf(
+				    why, len,
+				    "partition %u (sectors %" PRIu64 "-%" PRIu64 ") lies "
+				    "outside the usable sectors %" PRIu64 "-%" PRIu64
+				    " of the GPT",
+				    num, first, last, get_le64(h + 40), get_le64(h + 48));
 				return 1;
 			}
 			v[n].first = first;
@@ -372,10 +384,12 @@ overlaps:
 	for (i = 0; i < n; i++)
 		for (j = i + 1; j < n; j++)
 			if (overlap(v[i].first, v[i].last, v[j].first, v[j].last)) {
-				snprintf(why, len, "partitions %u (sectors %" PRIu64 "-%" PRIu64 ") and "
+				snprintf(why, len,
+					 "partitions %u (sectors %" PRIu64 "-%" PRIu64
+					 ") and "
 					 "%u (sectors %" PRIu64 "-%" PRIu64 ") overlap",
-					 v[i].num, v[i].first, v[i].last, v[j].num, v[j].first,
-					 v[j].last);
+					 v[i].num, v[i].first, v[i].last, v[j].num,
+					 v[j].first, v[j].last);
 				return 1;
 			}
 	return 0;

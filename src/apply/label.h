@@ -71,8 +71,8 @@ struct label_id_part {
 
 struct label_id {
 	enum label_id_kind kind;
-	bool backup_header; /* gpt: read from the backup header (primary damaged) */
-	uint64_t entries_lba; /* gpt: where the header read puts its entry array */
+	bool backup_header;	/* gpt: read from the backup header (primary damaged) */
+	uint64_t entries_lba;	/* gpt: where the header read puts its entry array */
 	uint64_t alternate_lba; /* gpt: where it says the other header is */
 	char disk[37];
 	size_t nparts;
@@ -122,14 +122,14 @@ enum label_gpt_state {
 };
 
 struct label_health {
-	bool pmbr;                  /* sector 0 has a protective 0xEE entry */
-	unsigned int hybrid_entry;  /* 1-4: a dos entry beside it; 0: none */
-	unsigned char hybrid_type;  /* its system id */
+	bool pmbr;		   /* sector 0 has a protective 0xEE entry */
+	unsigned int hybrid_entry; /* 1-4: a dos entry beside it; 0: none */
+	unsigned char hybrid_type; /* its system id */
 	enum label_gpt_state primary, backup;
-	uint64_t entries_lba;       /* the valid primary's entry array, else 0 */
-	uint64_t backup_lba;        /* where the backup was looked for: the valid
-				     * primary's alternate LBA, else the last LBA */
-	size_t backup_parts;        /* primary not valid: used entries of the backup */
+	uint64_t entries_lba; /* the valid primary's entry array, else 0 */
+	uint64_t backup_lba;  /* where the backup was looked for: the valid
+			       * primary's alternate LBA, else the last LBA */
+	size_t backup_parts;  /* primary not valid: used entries of the backup */
 };
 
 /* Fill @h; 0, -ENOMEM or the -errno of @rd. */

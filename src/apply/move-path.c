@@ -166,15 +166,15 @@ int move_journal_durable(const char *dir, const char **fstype)
 		long magic;
 		const char *name;
 	} volatile_fs[] = {
-		{TMPFS_MAGIC, "tmpfs"},
-		{RAMFS_MAGIC, "ramfs"},
-		{OVERLAYFS_SUPER_MAGIC, "overlayfs (its upper layer may be tmpfs)"},
-		{HUGETLBFS_MAGIC, "hugetlbfs"},
-		{SYSFS_MAGIC, "sysfs"},
-		{PROC_SUPER_MAGIC, "proc"},
-		{0x27e0eb, "cgroup"},
-		{0x63677270, "cgroup2"},
-		{0x42494e4d, "binfmt_misc"},
+	    {TMPFS_MAGIC, "tmpfs"},
+	    {RAMFS_MAGIC, "ramfs"},
+	    {OVERLAYFS_SUPER_MAGIC, "overlayfs (its upper layer may be tmpfs)"},
+	    {HUGETLBFS_MAGIC, "hugetlbfs"},
+	    {SYSFS_MAGIC, "sysfs"},
+	    {PROC_SUPER_MAGIC, "proc"},
+	    {0x27e0eb, "cgroup"},
+	    {0x63677270, "cgroup2"},
+	    {0x42494e4d, "binfmt_misc"},
 	};
 	char *p = malloc(strlen(dir) + 3);
 	struct statfs sf;
@@ -248,4 +248,3 @@ int move_journal_find_any(const struct pa_dev *whole, char **path)
 	free(prefix);
 	return rc;
 }
-

@@ -156,4 +156,3 @@ int move_journal_on_disk(const char *dir, const struct pa_devlist *l,
 	*where = strdup(hit->path);
 	return *where ? 1 : -ENOMEM;
 }
-

@@ -293,8 +293,10 @@ int move_open(const char *path, const char *pointer, struct pa_mover **out)
 	} while (!memchr(buf, '\0', have) && have < PA_JOURNAL_HDR_MAX);
 	rc = journal_parse(buf, have, &m->j);
 	if (rc == 0 && !m->pointer) {
-		/* the pointer a move journalled elsewhere left in the default directory */
-		char *p = move_journal_file(move_journal_dir_default(), m->j.id, m->j.move_id);
+		/* the pointer a move journalled elsewhere left in the default directory
+		 */
+		char *p =
+		    move_journal_file(move_journal_dir_default(), m->j.id, m->j.move_id);
 
 		if (p && links_to(p, m->fd))
 			m->pointer = p;
@@ -322,7 +324,8 @@ static int write_prog(struct pa_mover *m, const struct pa_jprog *r)
 	int rc;
 
 	journal_prog_encode(r, m->j.nonce, buf);
-	rc = pwrite_all(m->fd, buf, sizeof(buf), m->j.prog_off + (r->seq % 2) * PA_JOURNAL_BLOCK);
+	rc = pwrite_all(m->fd, buf, sizeof(buf),
+			m->j.prog_off + (r->seq % 2) * PA_JOURNAL_BLOCK);
 	return rc < 0 ? rc : sync_fd(m->fd);
 }
 
@@ -374,7 +377,8 @@ int move_create(const char *dir, const char *pointer_dir, struct pa_journal *j,
 		struct pa_mover **out)
 {
 	char *path = move_journal_file(dir, j->id, j->move_id);
-	char *pointer = pointer_dir ? move_journal_file(pointer_dir, j->id, j->move_id) : NULL;
+	char *pointer =
+	    pointer_dir ? move_journal_file(pointer_dir, j->id, j->move_id) : NULL;
 	struct pa_mover *m = path ? mover_new(path) : NULL;
 	unsigned char rec[PA_JOURNAL_BLOCK];
 	char *hdr = NULL;
@@ -681,7 +685,8 @@ static int checkpoint(struct eng *e, uint64_t upto, struct pa_move_stats *st)
 		le[(i - from) * 4 + 2] = (unsigned char)(c >> 16);
 		le[(i - from) * 4 + 3] = (unsigned char)(c >> 24);
 	}
-	rc = pwrite_all(mv->fd, le, (size_t)(upto - from) * 4, journal_crc_pos(e->j, e->m, from));
+	rc = pwrite_all(mv->fd, le, (size_t)(upto - from) * 4,
+			journal_crc_pos(e->j, e->m, from));
 	if (rc == 0) {
 		r.crcs = crc32_update(r.crcs, le, (size_t)(upto - from) * 4);
 		r.seq++;
@@ -708,7 +713,8 @@ static int redo_ring(struct eng *e, struct pa_move_stats *st)
 		int rc;
 
 		journal_chunk(e->j, e->m, i, &src, &dst, &len);
-		rc = pread_all(e->mv->dfd, b->mem, (size_t)(PA_JOURNAL_BLOCK + io_len(e, len)),
+		rc = pread_all(e->mv->dfd, b->mem,
+			       (size_t)(PA_JOURNAL_BLOCK + io_len(e, len)),
 			       journal_slot_pos(e->j, i));
 		if (rc < 0)
 			return rc;

@@ -29,8 +29,8 @@ struct pa_shadow {
 	int memfd;
 	char fdpath[64];
 	PedDevice *dev;
-	PedDisk *disk;    /* as read */
-	PedDisk *staged;  /* the new table (== disk when changed in place) */
+	PedDisk *disk;	 /* as read */
+	PedDisk *staged; /* the new table (== disk when changed in place) */
 	enum pa_label label;
 	uint64_t size;
 	uint32_t logical;
@@ -115,7 +115,8 @@ void apply_shadow_free(struct pa_shadow *sh)
 	if (sh->disk)
 		ped_disk_destroy(sh->disk);
 	if (sh->dev)
-		ped_device_destroy(sh->dev); /* drop it from libparted's cache: fds get reused */
+		ped_device_destroy(
+		    sh->dev); /* drop it from libparted's cache: fds get reused */
 	if (sh->memfd >= 0)
 		close(sh->memfd);
 	free(sh);
@@ -154,14 +155,16 @@ static char *flags_text(PedPartition *part)
 	char *s = NULL;
 
 	for (f = ped_partition_flag_next(0); f; f = ped_partition_flag_next(f))
-		if (ped_partition_is_flag_available(part, f) && ped_partition_get_flag(part, f))
+		if (ped_partition_is_flag_available(part, f) &&
+		    ped_partition_get_flag(part, f))
 			device_strlist_append(&s, ped_partition_flag_get_name(f), ',');
 	return s;
 }
 
 static int fill_entries(struct pa_disk *d, struct pa_shadow *sh, struct pa_table *t)
 {
-	bool names = ped_disk_type_check_feature(sh->disk->type, PED_DISK_TYPE_PARTITION_NAME);
+	bool names =
+	    ped_disk_type_check_feature(sh->disk->type, PED_DISK_TYPE_PARTITION_NAME);
 	PedPartition *part;
 	int rc;
 
@@ -171,17 +174,20 @@ static int fill_entries(struct pa_disk *d, struct pa_shadow *sh, struct pa_table
 		char type[37], uuid[37];
 		int sys;
 
-		if (part->num <= 0 || (part->type & (PED_PARTITION_METADATA | PED_PARTITION_FREESPACE)))
+		if (part->num <= 0 ||
+		    (part->type & (PED_PARTITION_METADATA | PED_PARTITION_FREESPACE)))
 			continue;
 		e.num = (unsigned int)part->num;
 		e.start = (uint64_t)part->geom.start * sh->logical;
 		e.size = (uint64_t)part->geom.length * sh->logical;
 		e.logical = part->type & PED_PARTITION_LOGICAL;
 		e.extended = part->type & PED_PARTITION_EXTENDED;
-		if (names && ped_partition_get_name(part) && *ped_partition_get_name(part))
+		if (names && ped_partition_get_name(part) &&
+		    *ped_partition_get_name(part))
 			e.name = strdup(ped_partition_get_name(part));
 		if (sh->label == PA_LABEL_GPT &&
-		    label_gpt_entry_guids(rd_fd, &sh->memfd, sh->logical, e.num, type, uuid) == 0) {
+		    label_gpt_entry_guids(rd_fd, &sh->memfd, sh->logical, e.num, type,
+					  uuid) == 0) {
 			e.type = strdup(type);
 			e.uuid = strdup(uuid);
 		} else if (sh->label == PA_LABEL_MSDOS &&
@@ -261,7 +267,8 @@ static int read_health(struct pa_disk *d, struct pa_table *t)
 static int read_broken(struct pa_disk *d, struct pa_table *t)
 {
 	char why[256];
-	int rc = label_check_entries(rd_fd, &d->fd, d->logical, d->size, why, sizeof(why));
+	int rc =
+	    label_check_entries(rd_fd, &d->fd, d->logical, d->size, why, sizeof(why));
 
 	if (rc < 0)
 		return rc;
@@ -318,8 +325,9 @@ static int shadow_device(const struct pa_disk *d, struct pa_shadow *sh)
 	 * sectors the quotient does not fit.  Only CHS fields use it, and they
 	 * saturate long before, so the largest int says the same.
 	 */
-	sh->dev->bios_geom.cylinders =
-	    sh->dev->length / 4 / 32 > INT_MAX ? INT_MAX : (int)(sh->dev->length / 4 / 32);
+	sh->dev->bios_geom.cylinders = sh->dev->length / 4 / 32 > INT_MAX
+					   ? INT_MAX
+					   : (int)(sh->dev->length / 4 / 32);
 	sh->dev->hw_geom = sh->dev->bios_geom;
 	return 0;
 }
@@ -345,9 +353,11 @@ static int table_parse(struct pa_disk *d, struct pa_shadow *sh, struct pa_table 
 	sh->label = t->label;
 	sh->disk = ped_disk_new(sh->dev);
 	if (!sh->disk)
-		/* libparted gives up; say why, from the raw table, and refuse it (plan) */
+		/* libparted gives up; say why, from the raw table, and refuse it (plan)
+		 */
 		return read_broken(d, t);
-	/* a copy libparted took without a word (a wrong backup array CRC) is damage too */
+	/* a copy libparted took without a word (a wrong backup array CRC) is damage too
+	 */
 	t->damaged = cur_damaged ||
 		     (t->label == PA_LABEL_GPT && (t->gpt_primary || t->gpt_backup));
 	rc = label_regions(sh, t->label, sh->old, sizeof(sh->old) / sizeof(sh->old[0]),
@@ -438,14 +448,15 @@ static int stage_fresh(struct pa_shadow *sh, const struct pa_plan *p, const char
 		return -EIO;
 	for (i = 0; i < p->n; i++) {
 		const struct pa_step *s = &p->v[i];
-		PedPartition *old = sh->disk ? ped_disk_get_partition(sh->disk, (int)s->num) : NULL;
+		PedPartition *old =
+		    sh->disk ? ped_disk_get_partition(sh->disk, (int)s->num) : NULL;
 		PedPartition *part;
 
 		if (s->kind == PA_STEP_DROP)
 			continue;
-		part = ped_partition_new(sh->staged, PED_PARTITION_NORMAL, NULL,
-					 (PedSector)(s->new_start / l),
-					 (PedSector)((s->new_start + s->new_size) / l) - 1);
+		part = ped_partition_new(
+		    sh->staged, PED_PARTITION_NORMAL, NULL, (PedSector)(s->new_start / l),
+		    (PedSector)((s->new_start + s->new_size) / l) - 1);
 		if (!part)
 			return -ENOMEM;
 		part->num = (int)s->num; /* GPT keeps a number that is set */
@@ -453,7 +464,8 @@ static int stage_fresh(struct pa_shadow *sh, const struct pa_plan *p, const char
 		if (s->kind == PA_STEP_CREATE && name)
 			ped_partition_set_name(part, name);
 		else if (old && old->disk->type &&
-			 ped_disk_type_check_feature(old->disk->type, PED_DISK_TYPE_PARTITION_NAME) &&
+			 ped_disk_type_check_feature(old->disk->type,
+						     PED_DISK_TYPE_PARTITION_NAME) &&
 			 ped_partition_get_name(old))
 			ped_partition_set_name(part, ped_partition_get_name(old));
 		rc = add_part(sh->staged, part, (PedSector)(s->new_start / l),
@@ -562,8 +574,9 @@ int apply_shadow_regions(struct pa_shadow *sh, struct pa_extent **regs, size_t *
 		static const char zero[4096];
 
 		for (j = 0; j < nnow && !covered; j++)
-			covered = sh->old[i].off >= now[j].off &&
-				  sh->old[i].off + sh->old[i].len <= now[j].off + now[j].len;
+			covered =
+			    sh->old[i].off >= now[j].off &&
+			    sh->old[i].off + sh->old[i].len <= now[j].off + now[j].len;
 		if (covered)
 			continue;
 		if (sh->old[i].len <= sizeof(zero) &&

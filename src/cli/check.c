@@ -67,70 +67,77 @@ enum {
 #define S SCOLS_JSON_STRING
 #define R SCOLS_FL_RIGHT
 static const struct out_col columns[] = {
-	[COL_NAME] = {"NAME", 0.1, SCOLS_FL_NOEXTREMES, S,
-		      "device name as lsblk shows it (device-mapper name)"},
-	[COL_KNAME] = {"KNAME", 0.1, SCOLS_FL_NOEXTREMES, S, "kernel name of the device"},
-	[COL_PATH] = {"PATH", 0.1, SCOLS_FL_NOEXTREMES, S,
-		      "device node path (/dev/mapper/NAME for device-mapper)"},
-	[COL_DISK] = {"DISK", 0.1, 0, S, "kernel name of the whole disk or multipath map"},
-	[COL_TYPE] = {"TYPE", 4, 0, S, "part, disk, loop, mpath, lvm, crypt, dm, raid, path"},
-	[COL_MAJMIN] = {"MAJ:MIN", 6, 0, S, "major:minor device number"},
-	[COL_PARTN] = {"PARTN", 2, R, N, "partition number"},
-	[COL_START] = {"START", 10, R, N,
-		       "start from the start of the disk: bytes; on a terminal sectors (63s)"},
-	[COL_START_SEC] = {"START-SEC", 8, R, N, "start in logical sectors of the disk"},
-	[COL_SIZE] = {"SIZE", 6, R, N, "size (bytes in JSON and with --bytes)"},
-	[COL_LOG_SEC] = {"LOG-SEC", 4, R, N, "logical sector size in bytes"},
-	[COL_PHY_SEC] = {"PHY-SEC", 4, R, N, "physical sector size in bytes"},
-	[COL_MIN_IO] = {"MIN-IO", 4, R, N, "minimum I/O size in bytes"},
-	[COL_OPT_IO] = {"OPT-IO", 4, R, N, "optimal I/O size in bytes, as reported"},
-	[COL_ALIGNMENT] = {"ALIGNMENT", 4, R, N, "the kernel's alignment offset of this device"},
-	[COL_ALIGN_CALC] = {"ALIGN-CALC", 4, R, N, "alignment offset computed by partalign"},
-	[COL_DISK_ALIGN] = {"DISK-ALIGN", 4, R, N, "alignment offset of the whole disk"},
-	[COL_PHYSICAL] = {"PHYSICAL", 10, 0, S, "start vs physical sector and minimum I/O"},
-	[COL_OPTIMAL] = {"OPTIMAL", 10, 0, S, "start vs the (sane) optimal I/O size"},
-	[COL_POLICY] = {"POLICY", 10, 0, S, "start vs the site's grain (--align)"},
-	[COL_REASON] = {"REASON", 0.3, SCOLS_FL_TRUNC, S, "why a verdict is not ok"},
-	[COL_PHYS_GRAIN] = {"PHYS-GRAIN", 4, R, N, "granularity of the physical check"},
-	[COL_OPT_GRAIN] = {"OPT-GRAIN", 4, R, N, "optimal I/O size used, null if ignored"},
-	[COL_POLICY_GRAIN] = {"POLICY-GRAIN", 4, R, N, "policy grain in bytes"},
-	[COL_MODEL] = {"MODEL", 0.1, SCOLS_FL_TRUNC, S, "device model"},
-	[COL_SERIAL] = {"SERIAL", 0.1, SCOLS_FL_TRUNC, S, "disk serial number"},
-	[COL_WWN] = {"WWN", 0.1, 0, S, "unique storage identifier"},
-	[COL_FSTYPE] = {"FSTYPE", 0.1, SCOLS_FL_TRUNC, S, "signature: filesystem, LVM2_member..."},
-	[COL_PTTYPE] = {"PTTYPE", 0.1, 0, S, "partition table type"},
-	[COL_PARTLABEL] = {"PARTLABEL", 0.1, 0, S, "partition name (GPT)"},
-	[COL_PARTUUID] = {"PARTUUID", 36, 0, S, "partition UUID"},
-	[COL_PARTTYPE] = {"PARTTYPE", 36, 0, S, "partition type code or UUID"},
-	[COL_HOLDERS] = {"HOLDERS", 0.1, 0, S, "devices stacked on this one"},
-	[COL_MOUNTPOINTS] = {"MOUNTPOINTS", 0.1, SCOLS_FL_WRAP, S, "where mounted, [SWAP]"},
-	[COL_PATHS] = {"PATHS", 0.1, 0, S, "multipath maps: their path devices"},
-	[COL_TABLE] = {"TABLE", 6, 0, S, "--probe: kernel vs on-disk table"},
-	[COL_ONDISK_START] = {"ONDISK-START", 10, R, N, "--probe: start in the on-disk table"},
-	[COL_UDEV] = {"UDEV", 5, 0, S,
-		      "udev database vs the device: ok, stale (PARTUUID with --probe)"},
+    [COL_NAME] = {"NAME", 0.1, SCOLS_FL_NOEXTREMES, S,
+		  "device name as lsblk shows it (device-mapper name)"},
+    [COL_KNAME] = {"KNAME", 0.1, SCOLS_FL_NOEXTREMES, S, "kernel name of the device"},
+    [COL_PATH] = {"PATH", 0.1, SCOLS_FL_NOEXTREMES, S,
+		  "device node path (/dev/mapper/NAME for device-mapper)"},
+    [COL_DISK] = {"DISK", 0.1, 0, S, "kernel name of the whole disk or multipath map"},
+    [COL_TYPE] = {"TYPE", 4, 0, S, "part, disk, loop, mpath, lvm, crypt, dm, raid, path"},
+    [COL_MAJMIN] = {"MAJ:MIN", 6, 0, S, "major:minor device number"},
+    [COL_PARTN] = {"PARTN", 2, R, N, "partition number"},
+    [COL_START] =
+	{"START", 10, R, N,
+	 "start from the start of the disk: bytes; on a terminal sectors (63s)"},
+    [COL_START_SEC] = {"START-SEC", 8, R, N, "start in logical sectors of the disk"},
+    [COL_SIZE] = {"SIZE", 6, R, N, "size (bytes in JSON and with --bytes)"},
+    [COL_LOG_SEC] = {"LOG-SEC", 4, R, N, "logical sector size in bytes"},
+    [COL_PHY_SEC] = {"PHY-SEC", 4, R, N, "physical sector size in bytes"},
+    [COL_MIN_IO] = {"MIN-IO", 4, R, N, "minimum I/O size in bytes"},
+    [COL_OPT_IO] = {"OPT-IO", 4, R, N, "optimal I/O size in bytes, as reported"},
+    [COL_ALIGNMENT] = {"ALIGNMENT", 4, R, N,
+		       "the kernel's alignment offset of this device"},
+    [COL_ALIGN_CALC] = {"ALIGN-CALC", 4, R, N, "alignment offset computed by partalign"},
+    [COL_DISK_ALIGN] = {"DISK-ALIGN", 4, R, N, "alignment offset of the whole disk"},
+    [COL_PHYSICAL] = {"PHYSICAL", 10, 0, S, "start vs physical sector and minimum I/O"},
+    [COL_OPTIMAL] = {"OPTIMAL", 10, 0, S, "start vs the (sane) optimal I/O size"},
+    [COL_POLICY] = {"POLICY", 10, 0, S, "start vs the site's grain (--align)"},
+    [COL_REASON] = {"REASON", 0.3, SCOLS_FL_TRUNC, S, "why a verdict is not ok"},
+    [COL_PHYS_GRAIN] = {"PHYS-GRAIN", 4, R, N, "granularity of the physical check"},
+    [COL_OPT_GRAIN] = {"OPT-GRAIN", 4, R, N, "optimal I/O size used, null if ignored"},
+    [COL_POLICY_GRAIN] = {"POLICY-GRAIN", 4, R, N, "policy grain in bytes"},
+    [COL_MODEL] = {"MODEL", 0.1, SCOLS_FL_TRUNC, S, "device model"},
+    [COL_SERIAL] = {"SERIAL", 0.1, SCOLS_FL_TRUNC, S, "disk serial number"},
+    [COL_WWN] = {"WWN", 0.1, 0, S, "unique storage identifier"},
+    [COL_FSTYPE] = {"FSTYPE", 0.1, SCOLS_FL_TRUNC, S,
+		    "signature: filesystem, LVM2_member..."},
+    [COL_PTTYPE] = {"PTTYPE", 0.1, 0, S, "partition table type"},
+    [COL_PARTLABEL] = {"PARTLABEL", 0.1, 0, S, "partition name (GPT)"},
+    [COL_PARTUUID] = {"PARTUUID", 36, 0, S, "partition UUID"},
+    [COL_PARTTYPE] = {"PARTTYPE", 36, 0, S, "partition type code or UUID"},
+    [COL_HOLDERS] = {"HOLDERS", 0.1, 0, S, "devices stacked on this one"},
+    [COL_MOUNTPOINTS] = {"MOUNTPOINTS", 0.1, SCOLS_FL_WRAP, S, "where mounted, [SWAP]"},
+    [COL_PATHS] = {"PATHS", 0.1, 0, S, "multipath maps: their path devices"},
+    [COL_TABLE] = {"TABLE", 6, 0, S, "--probe: kernel vs on-disk table"},
+    [COL_ONDISK_START] = {"ONDISK-START", 10, R, N,
+			  "--probe: start in the on-disk table"},
+    [COL_UDEV] = {"UDEV", 5, 0, S,
+		  "udev database vs the device: ok, stale (PARTUUID with --probe)"},
 };
 #undef N
 #undef S
 #undef R
 
 /* A table to a pipe or file: the columns it always had (scripts parse them). */
-static const int table_defaults[] = {COL_NAME,   COL_TYPE,     COL_START,   COL_SIZE,
-				     COL_LOG_SEC, COL_PHY_SEC, COL_MIN_IO,   COL_OPT_IO,
+static const int table_defaults[] = {COL_NAME,	    COL_TYPE,	  COL_START,   COL_SIZE,
+				     COL_LOG_SEC,   COL_PHY_SEC,  COL_MIN_IO,  COL_OPT_IO,
 				     COL_ALIGNMENT, COL_PHYSICAL, COL_OPTIMAL, COL_POLICY,
 				     COL_REASON};
 /* A table to a terminal: what fits 80 columns, the reason truncated to what is left. */
-static const int terminal_defaults[] = {COL_NAME,     COL_START,   COL_SIZE,  COL_PHYSICAL,
-					COL_OPTIMAL,  COL_POLICY,  COL_REASON};
+static const int terminal_defaults[] = {COL_NAME,    COL_START,	 COL_SIZE,  COL_PHYSICAL,
+					COL_OPTIMAL, COL_POLICY, COL_REASON};
 /* -t, --topology (as lsblk -t): what the verdicts are computed from */
-static const int topology_defaults[] = {COL_NAME,   COL_START,  COL_LOG_SEC,   COL_PHY_SEC,
-					COL_MIN_IO, COL_OPT_IO, COL_ALIGNMENT, COL_ALIGN_CALC};
-/* --pairs, --raw, and JSON with two keys more (a JSON reader ignores keys it does not know) */
-#define SCRIPT_COLUMNS                                                                          \
-	COL_NAME, COL_PATH, COL_DISK, COL_TYPE, COL_PARTN, COL_START, COL_SIZE, COL_LOG_SEC,    \
-	    COL_PHY_SEC, COL_MIN_IO, COL_OPT_IO, COL_ALIGNMENT, COL_ALIGN_CALC, COL_PHYSICAL,   \
-	    COL_OPTIMAL, COL_POLICY, COL_REASON, COL_FSTYPE, COL_MOUNTPOINTS, COL_HOLDERS,      \
-	    COL_PARTLABEL, COL_PARTUUID, COL_WWN, COL_SERIAL
+static const int topology_defaults[] = {COL_NAME,      COL_START,     COL_LOG_SEC,
+					COL_PHY_SEC,   COL_MIN_IO,    COL_OPT_IO,
+					COL_ALIGNMENT, COL_ALIGN_CALC};
+/* --pairs, --raw, and JSON with two keys more (a JSON reader ignores keys it does not
+ * know) */
+#define SCRIPT_COLUMNS                                                                   \
+	COL_NAME, COL_PATH, COL_DISK, COL_TYPE, COL_PARTN, COL_START, COL_SIZE,          \
+	    COL_LOG_SEC, COL_PHY_SEC, COL_MIN_IO, COL_OPT_IO, COL_ALIGNMENT,             \
+	    COL_ALIGN_CALC, COL_PHYSICAL, COL_OPTIMAL, COL_POLICY, COL_REASON,           \
+	    COL_FSTYPE, COL_MOUNTPOINTS, COL_HOLDERS, COL_PARTLABEL, COL_PARTUUID,       \
+	    COL_WWN, COL_SERIAL
 static const int script_defaults[] = {SCRIPT_COLUMNS};
 static const int json_defaults[] = {SCRIPT_COLUMNS, COL_KNAME, COL_START_SEC, COL_UDEV};
 #undef SCRIPT_COLUMNS
@@ -164,7 +171,8 @@ static const char *table_state(const struct pa_dev *d)
 /* Whether clause @cl ("policy: ...") explains a misaligned verdict of @c. */
 static bool clause_is_misaligned(const char *cl, const struct pa_check *c)
 {
-	return (strncmp(cl, "physical:", 9) == 0 && c->physical == PA_VERDICT_MISALIGNED) ||
+	return (strncmp(cl, "physical:", 9) == 0 &&
+		c->physical == PA_VERDICT_MISALIGNED) ||
 	       (strncmp(cl, "optimal:", 8) == 0 && c->optimal == PA_VERDICT_MISALIGNED) ||
 	       (strncmp(cl, "policy:", 7) == 0 && c->policy == PA_VERDICT_MISALIGNED);
 }
@@ -189,7 +197,8 @@ static void misaligned_first(char *reason, size_t len, const struct pa_check *c)
 			char *end = strstr(p, "; ");
 			size_t n = end ? (size_t)(end - p) : strlen(p);
 
-			if ((pass == 0) == clause_is_misaligned(p, c) && used + n + 3 < len) {
+			if ((pass == 0) == clause_is_misaligned(p, c) &&
+			    used + n + 3 < len) {
 				used += (size_t)snprintf(out + used, len - used, "%s%.*s",
 							 used ? "; " : "", (int)n, p);
 			}
@@ -211,18 +220,21 @@ static void row_reason(struct row *r, bool terminal)
 
 	if (d->is_path) {
 		snprintf(p, len, "multipath path of %s%s%s%s: checked on the map",
-			 d->map ? d->map->name : "a map", d->map && d->map->dm_name ? " (" : "",
+			 d->map ? d->map->name : "a map",
+			 d->map && d->map->dm_name ? " (" : "",
 			 d->map && d->map->dm_name ? d->map->dm_name : "",
 			 d->map && d->map->dm_name ? ")" : "");
 		return;
 	}
 	if (st && strcmp(st, "in-sync") != 0)
-		n = snprintf(p, len, "%s",
-			     strcmp(st, "disk-only") == 0
-				     ? "on disk but not known to the kernel (re-read the table or reboot)"
-			     : strcmp(st, "kernel-only") == 0
-				     ? "known to the kernel but not in the on-disk table (re-read or reboot)"
-				     : "on-disk table differs from the kernel's (re-read or reboot)");
+		n = snprintf(
+		    p, len, "%s",
+		    strcmp(st, "disk-only") == 0 ? "on disk but not known to the kernel "
+						   "(re-read the table or reboot)"
+		    : strcmp(st, "kernel-only") == 0
+			? "known to the kernel but not in the on-disk table (re-read or "
+			  "reboot)"
+			: "on-disk table differs from the kernel's (re-read or reboot)");
 	if (n < 0 || (size_t)n >= len)
 		return;
 	if (r->c.reason[0])
@@ -231,9 +243,10 @@ static void row_reason(struct row *r, bool terminal)
 		misaligned_first(r->reason, sizeof(r->reason), &r->c);
 }
 
-/* Cell @i of a row: what the kernel and udev say of the device.  1: not one of these columns. */
-static int fill_device(const struct out_opts *o, struct libscols_line *ln, size_t i, int col,
-		       const struct row *r)
+/* Cell @i of a row: what the kernel and udev say of the device.  1: not one of these
+ * columns. */
+static int fill_device(const struct out_opts *o, struct libscols_line *ln, size_t i,
+		       int col, const struct row *r)
 {
 	const struct pa_dev *d = r->d;
 	const struct pa_dev *whole = d->disk ? d->disk : d;
@@ -329,13 +342,17 @@ static int fill_verdicts(struct libscols_line *ln, size_t i, int col, const stru
 
 	switch (col) {
 	case COL_PHYSICAL:
-		rc = out_set_str(ln, i, align_verdict_name(r->checked ? r->c.physical : PA_VERDICT_NA));
+		rc = out_set_str(
+		    ln, i,
+		    align_verdict_name(r->checked ? r->c.physical : PA_VERDICT_NA));
 		break;
 	case COL_OPTIMAL:
-		rc = out_set_str(ln, i, align_verdict_name(r->checked ? r->c.optimal : PA_VERDICT_NA));
+		rc = out_set_str(
+		    ln, i, align_verdict_name(r->checked ? r->c.optimal : PA_VERDICT_NA));
 		break;
 	case COL_POLICY:
-		rc = out_set_str(ln, i, align_verdict_name(r->checked ? r->c.policy : PA_VERDICT_NA));
+		rc = out_set_str(
+		    ln, i, align_verdict_name(r->checked ? r->c.policy : PA_VERDICT_NA));
 		break;
 	case COL_REASON:
 		rc = out_set_str(ln, i, r->reason[0] ? r->reason : NULL);
@@ -418,7 +435,8 @@ static int fill_line(const struct out_opts *o, struct libscols_line *ln, const i
 	return rc;
 }
 
-/* Rows in display order: wholes by name (numbers as numbers), each followed by its partitions. */
+/* Rows in display order: wholes by name (numbers as numbers), each followed by its
+ * partitions. */
 static const struct pa_dev *whole_of(const struct pa_dev *d)
 {
 	return d->kind == PA_KIND_PART && d->disk ? d->disk : d;
@@ -443,7 +461,8 @@ static int cmp_rows(const void *a, const void *b)
 }
 
 /* Order @l's devices for display into @out (borrowed pointers). */
-static int order_devices(const struct pa_devlist *l, const struct pa_dev ***out, size_t *n)
+static int order_devices(const struct pa_devlist *l, const struct pa_dev ***out,
+			 size_t *n)
 {
 	const struct pa_dev **v = calloc(l->n ? l->n : 1, sizeof(*v));
 
@@ -459,32 +478,36 @@ static int order_devices(const struct pa_devlist *l, const struct pa_dev ***out,
 
 static void usage(FILE *f)
 {
-	fputs("Usage: partalign check [options] [DEVICE...]\n"
-	      "\n"
-	      "Check the alignment of every partition (and of whole devices used\n"
-	      "without a partition table) of the host, or of the DEVICEs named.\n"
-	      "Reads sysfs and the udev database only, unless --probe.  On a terminal\n"
-	      "the table fits 80 columns and starts are in sectors; piped, it has all\n"
-	      "of its columns and starts in bytes.\n"
-	      "\n"
-	      "Options:\n"
-	      "  -a, --align SIZE      policy grain (default 2MiB; units s, B, KiB, MiB, GiB...)\n"
-	      "  -p, --probe           also read the on-disk tables and signatures (libblkid)\n"
-	      "  -J, --json            JSON output\n"
-	      "  -P, --pairs           KEY=\"value\" output\n"
-	      "  -r, --raw             raw output\n"
-	      "  -n, --noheadings      no column headings\n"
-	      "  -b, --bytes           sizes and starts in bytes in the table\n"
-	      "  -t, --topology        the topology columns (sector sizes, I/O sizes, offsets)\n"
-	      "  -o, --output LIST     columns to print (+LIST appends to the defaults)\n"
-	      "      --sysroot DIR     audit the devices saved in DIR by 'partalign dump'\n"
-	      "                        (sys/, run/udev/data, proc/) instead of this host\n"
-	      "      --list-columns    list the columns and exit\n"
-	      "  -h, --help            this text\n"
-	      "\n"
-	      "Exit status: 0 all aligned, 4 misalignment found, 8 operational error,\n"
-	      "16 usage error (OR-ed together).  See partalign(8).\n",
-	      f);
+	fputs(
+	    "Usage: partalign check [options] [DEVICE...]\n"
+	    "\n"
+	    "Check the alignment of every partition (and of whole devices used\n"
+	    "without a partition table) of the host, or of the DEVICEs named.\n"
+	    "Reads sysfs and the udev database only, unless --probe.  On a terminal\n"
+	    "the table fits 80 columns and starts are in sectors; piped, it has all\n"
+	    "of its columns and starts in bytes.\n"
+	    "\n"
+	    "Options:\n"
+	    "  -a, --align SIZE      policy grain (default 2MiB; units s, B, KiB, MiB, "
+	    "GiB...)\n"
+	    "  -p, --probe           also read the on-disk tables and signatures "
+	    "(libblkid)\n"
+	    "  -J, --json            JSON output\n"
+	    "  -P, --pairs           KEY=\"value\" output\n"
+	    "  -r, --raw             raw output\n"
+	    "  -n, --noheadings      no column headings\n"
+	    "  -b, --bytes           sizes and starts in bytes in the table\n"
+	    "  -t, --topology        the topology columns (sector sizes, I/O sizes, "
+	    "offsets)\n"
+	    "  -o, --output LIST     columns to print (+LIST appends to the defaults)\n"
+	    "      --sysroot DIR     audit the devices saved in DIR by 'partalign dump'\n"
+	    "                        (sys/, run/udev/data, proc/) instead of this host\n"
+	    "      --list-columns    list the columns and exit\n"
+	    "  -h, --help            this text\n"
+	    "\n"
+	    "Exit status: 0 all aligned, 4 misalignment found, 8 operational error,\n"
+	    "16 usage error (OR-ed together).  See partalign(8).\n",
+	    f);
 }
 
 /* The devices named on the command line, or all, in display order. */
@@ -514,8 +537,9 @@ static int select_rows(const struct pa_devlist *l, const char *root, char **name
 		} else if (rc == -ENOTBLK) {
 			msg_err(names[a], 0, "not a block device");
 		} else if (rc == -ENODEV) {
-			msg_err(names[a], 0, "not a device partalign checks "
-					     "(unbound loop, ram or zram, or empty)");
+			msg_err(names[a], 0,
+				"not a device partalign checks "
+				"(unbound loop, ram or zram, or empty)");
 		} else if (rc < 0) {
 			msg_err(names[a], -rc, "cannot check");
 		}
@@ -574,7 +598,8 @@ static void warn_gpt_damage(const struct pa_dev *w)
 		t.gpt_primary = (enum pa_gpt_copy)h.primary;
 		t.gpt_backup = (enum pa_gpt_copy)h.backup;
 		if (plan_table_damage(&t, dmg, sizeof(dmg)))
-			msg_warn(w->path, "%s ('partalign plan %s' says what fix would do)", dmg,
+			msg_warn(w->path,
+				 "%s ('partalign plan %s' says what fix would do)", dmg,
 				 w->path);
 	}
 	close(fd);
@@ -596,7 +621,8 @@ static int probe_selected(struct pa_devlist *l, char **names, int nnames,
 		for (a = 0; a < nnames && !named; a++) {
 			struct pa_dev *d;
 
-			named = scan_lookup(l, names[a], &d) == 0 && (d == w || d->disk == w);
+			named =
+			    scan_lookup(l, names[a], &d) == 0 && (d == w || d->disk == w);
 		}
 		if (named)
 			rc = scan_probe_disk(l, w, diags);
@@ -618,19 +644,19 @@ static int check_parse(int argc, char **argv, struct check_opts *co)
 {
 	enum { OPT_LIST_COLUMNS = 256, OPT_SYSROOT };
 	static const struct option longopts[] = {
-		{"align", required_argument, NULL, 'a'},
-		{"probe", no_argument, NULL, 'p'},
-		{"json", no_argument, NULL, 'J'},
-		{"pairs", no_argument, NULL, 'P'},
-		{"raw", no_argument, NULL, 'r'},
-		{"noheadings", no_argument, NULL, 'n'},
-		{"bytes", no_argument, NULL, 'b'},
-		{"topology", no_argument, NULL, 't'},
-		{"output", required_argument, NULL, 'o'},
-		{"list-columns", no_argument, NULL, OPT_LIST_COLUMNS},
-		{"sysroot", required_argument, NULL, OPT_SYSROOT},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"align", required_argument, NULL, 'a'},
+	    {"probe", no_argument, NULL, 'p'},
+	    {"json", no_argument, NULL, 'J'},
+	    {"pairs", no_argument, NULL, 'P'},
+	    {"raw", no_argument, NULL, 'r'},
+	    {"noheadings", no_argument, NULL, 'n'},
+	    {"bytes", no_argument, NULL, 'b'},
+	    {"topology", no_argument, NULL, 't'},
+	    {"output", required_argument, NULL, 'o'},
+	    {"list-columns", no_argument, NULL, OPT_LIST_COLUMNS},
+	    {"sysroot", required_argument, NULL, OPT_SYSROOT},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	int c;
 
@@ -660,7 +686,9 @@ static int check_parse(int argc, char **argv, struct check_opts *co)
 	}
 	if (co->so.root && co->probe) {
 		/* a dump holds no device contents, and its devices are not this host's */
-		msg_err(NULL, 0, "--probe reads the devices themselves: it cannot be used with --sysroot");
+		msg_err(NULL, 0,
+			"--probe reads the devices themselves: it cannot be used with "
+			"--sysroot");
 		return PA_EXIT_USAGE;
 	}
 	return -1;
@@ -685,8 +713,8 @@ static int check_columns(struct check_opts *co, int *sel, size_t *nsel)
 	else
 		DEFAULTS(table_defaults);
 #undef DEFAULTS
-	return out_select(&co->oo, columns, sizeof(columns) / sizeof(columns[0]), defaults,
-			  ndefaults, sel, nsel);
+	return out_select(&co->oo, columns, sizeof(columns) / sizeof(columns[0]),
+			  defaults, ndefaults, sel, nsel);
 }
 
 /* One line per row, each judged; the exit status bits of what was found. */
@@ -771,7 +799,8 @@ int cmd_check(int argc, char **argv)
 		status |= PA_EXIT_ERROR;
 		goto out;
 	}
-	rc = select_rows(&devs, co.so.root, argv + optind, argc - optind, &rows, &nrows, &status);
+	rc = select_rows(&devs, co.so.root, argv + optind, argc - optind, &rows, &nrows,
+			 &status);
 	if (rc < 0) {
 		msg_err(NULL, -rc, "cannot list devices");
 		status |= PA_EXIT_ERROR;

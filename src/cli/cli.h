@@ -32,8 +32,9 @@ char *msg_record_stop(void);
 int cli_usage(void (*usage)(FILE *), bool help);
 
 void msg_err(const char *device, int err, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-void msg_warn(const char *device, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 3, 4)));
+void msg_warn(const char *device, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 /* Print every diagnostic of @d; returns PA_EXIT_ERROR when there was one. */
 int msg_diags(const struct pa_diags *d);
 
@@ -47,9 +48,9 @@ enum out_format {
 struct out_opts {
 	enum out_format format;
 	bool noheadings;
-	bool bytes;          /* sizes in bytes in the table too */
+	bool bytes;	     /* sizes in bytes in the table too */
 	const char *columns; /* -o LIST, "+LIST" appends to the defaults */
-	bool terminal;       /* a table to a terminal: see out_detect_terminal() */
+	bool terminal;	     /* a table to a terminal: see out_detect_terminal() */
 };
 
 struct out_col {
@@ -62,12 +63,14 @@ struct out_col {
 
 #define OUT_MAXCOLS 64
 
-/* Resolve -o LIST (or @defaults when none) into column indexes; -1 with a message on error. */
+/* Resolve -o LIST (or @defaults when none) into column indexes; -1 with a message on
+ * error. */
 int out_select(const struct out_opts *o, const struct out_col *cols, size_t ncols,
 	       const int *defaults, size_t ndefaults, int *sel, size_t *nsel);
 /* A table with the selected columns, formatted as @o asks. */
 struct libscols_table *out_table_new(const struct out_opts *o, const char *name,
-				     const struct out_col *cols, const int *sel, size_t nsel);
+				     const struct out_col *cols, const int *sel,
+				     size_t nsel);
 /* Print --list-columns. */
 void out_list_columns(const struct out_col *cols, size_t ncols);
 /* Print the table and check stdout for write errors; returns an exit bit. */

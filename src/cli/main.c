@@ -36,15 +36,18 @@ static const struct {
 	int (*fn)(int argc, char **argv); /* NULL: the other program has it */
 	const char *help;
 } commands[] = {
-	{"check", READER(cmd_check), "report the alignment of every partition (the audit)"},
-	{"plan", WRITER(cmd_plan), "show what fix would change on each disk (dry run)"},
-	{"fix", WRITER(cmd_fix), "re-create partitions on the policy grain"},
-	{"restore", WRITER(cmd_restore), "write a partition-table backup back to its disk"},
-	{"resume", WRITER(cmd_resume), "finish an interrupted fix --move-data"},
-	{"rules", READER(cmd_rules), "write udev rules naming Oracle ASM disks"},
-	{"provision", WRITER(cmd_provision), "kickstart/Ansible entry: partition, check, name"},
-	{"udev", READER(cmd_udev), "alignment state of one partition, for the shipped udev rule"},
-	{"dump", READER(cmd_dump), "save what check reads into a directory (check --sysroot)"},
+    {"check", READER(cmd_check), "report the alignment of every partition (the audit)"},
+    {"plan", WRITER(cmd_plan), "show what fix would change on each disk (dry run)"},
+    {"fix", WRITER(cmd_fix), "re-create partitions on the policy grain"},
+    {"restore", WRITER(cmd_restore), "write a partition-table backup back to its disk"},
+    {"resume", WRITER(cmd_resume), "finish an interrupted fix --move-data"},
+    {"rules", READER(cmd_rules), "write udev rules naming Oracle ASM disks"},
+    {"provision", WRITER(cmd_provision),
+     "kickstart/Ansible entry: partition, check, name"},
+    {"udev", READER(cmd_udev),
+     "alignment state of one partition, for the shipped udev rule"},
+    {"dump", READER(cmd_dump),
+     "save what check reads into a directory (check --sysroot)"},
 };
 
 /*
@@ -56,7 +59,8 @@ static int run_other(char **argv)
 #ifdef PA_APPLY_BINARY
 	const char *other = "partalign", *installed = PA_SBINDIR "/partalign";
 #else
-	const char *other = "partalign-apply", *installed = PA_PKGLIBEXECDIR "/partalign-apply";
+	const char *other = "partalign-apply",
+		   *installed = PA_PKGLIBEXECDIR "/partalign-apply";
 #endif
 	char self[PATH_MAX], path[PATH_MAX + 32];
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
@@ -76,10 +80,14 @@ static void usage(FILE *f)
 {
 	size_t i;
 
-	fputs("Usage: partalign [--help|--version] COMMAND [options] [ARGS]\n\nCommands:\n", f);
+	fputs(
+	    "Usage: partalign [--help|--version] COMMAND [options] [ARGS]\n\nCommands:\n",
+	    f);
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].help);
-	fputs("\nRun 'partalign COMMAND --help' for a command's options; see partalign(8).\n", f);
+	fputs("\nRun 'partalign COMMAND --help' for a command's options; see "
+	      "partalign(8).\n",
+	      f);
 }
 
 int main(int argc, char **argv)

@@ -86,14 +86,18 @@ static char *foreign_journal(const struct pa_journal *j, const struct pa_table *
 			;
 		if (i == t->n)
 			continue; /* journal_plan says what is missing */
-		if (v->entry.uuid[0] && (!t->v[i].uuid || strcasecmp(t->v[i].uuid, v->entry.uuid)))
-			return fmt("partition %u has the GUID %s, the journal's has %s", v->num,
-				   t->v[i].uuid ? t->v[i].uuid : "none", v->entry.uuid);
+		if (v->entry.uuid[0] &&
+		    (!t->v[i].uuid || strcasecmp(t->v[i].uuid, v->entry.uuid)))
+			return fmt("partition %u has the GUID %s, the journal's has %s",
+				   v->num, t->v[i].uuid ? t->v[i].uuid : "none",
+				   v->entry.uuid);
 	}
 	if (strncmp(j->label, "gpt:", 4) == 0 && t->label != PA_LABEL_GPT)
 		why = fmt("the journal is of a GPT disk (%s)", j->label);
-	else if (strncmp(j->label, "gpt:", 4) == 0 && t->ident[0] && strcasecmp(t->ident, j->label))
-		why = fmt("the journal is of the table %s, this disk has %s", j->label, t->ident);
+	else if (strncmp(j->label, "gpt:", 4) == 0 && t->ident[0] &&
+		 strcasecmp(t->ident, j->label))
+		why = fmt("the journal is of the table %s, this disk has %s", j->label,
+			  t->ident);
 	else if (strncmp(j->label, "dos:", 4) == 0 && t->label != PA_LABEL_MSDOS)
 		why = fmt("the journal is of a dos disk (%s)", j->label);
 	return why;
@@ -111,49 +115,58 @@ int cli_move_prepare(const struct cli_move_opts *mo, const struct pa_plan_opts *
 		rc = move_journal_find(jdir(mo), dev, &path);
 		if (rc <= 0)
 			return rc;
-		rc = refuse_over(p, fmt("a move journal of partalign 0.1 (%s) is there for this "
-					"disk, which carries no move marker: finish that move with "
-					"the partalign that started it, or move the file away if it "
-					"is not this disk's",
-					path));
+		rc = refuse_over(
+		    p, fmt("a move journal of partalign 0.1 (%s) is there for this "
+			   "disk, which carries no move marker: finish that move with "
+			   "the partalign that started it, or move the file away if it "
+			   "is not this disk's",
+			   path));
 		free(path);
 		return rc;
 	}
 	id_text(t->move_id, t->move_id32, idt, sizeof(idt));
-	rc = move_journal_find_move(jdir(mo), t->move_id, t->move_id32, t->move_journal, &path);
+	rc = move_journal_find_move(jdir(mo), t->move_id, t->move_id32, t->move_journal,
+				    &path);
 	if (rc < 0)
 		return rc;
 	if (rc == 0) {
-		msg_warn(dev->path, "unfinished data move %s recorded on the disk; no journal of "
-				    "it found",
+		msg_warn(dev->path,
+			 "unfinished data move %s recorded on the disk; no journal of "
+			 "it found",
 			 idt);
 		return refuse_over(
-		    p, fmt("an unfinished data move (move id %s) is recorded on the disk, but its "
-			   "journal is not in %s%s%s%s: give the directory that holds it, "
-			   "'partalign resume --journal DIR %s'",
-			   idt, jdir(mo),
-			   strcmp(jdir(mo), move_journal_dir_default()) ? " nor in " : "",
-			   strcmp(jdir(mo), move_journal_dir_default()) ? move_journal_dir_default()
-									 : "",
-			   t->move_journal ? fmt_where(t->move_journal) : "", dev->path));
+		    p,
+		    fmt("an unfinished data move (move id %s) is recorded on the disk, "
+			"but its "
+			"journal is not in %s%s%s%s: give the directory that holds it, "
+			"'partalign resume --journal DIR %s'",
+			idt, jdir(mo),
+			strcmp(jdir(mo), move_journal_dir_default()) ? " nor in " : "",
+			strcmp(jdir(mo), move_journal_dir_default())
+			    ? move_journal_dir_default()
+			    : "",
+			t->move_journal ? fmt_where(t->move_journal) : "", dev->path));
 	}
 	msg_warn(dev->path, "unfinished data move %s, journal %s", idt, path);
 	if (!po->move_data) {
-		rc = refuse_over(p, fmt("an unfinished data move (move id %s, journal %s): finish "
-					"it with 'partalign resume %s'",
-					idt, path, dev->path));
+		rc = refuse_over(
+		    p, fmt("an unfinished data move (move id %s, journal %s): finish "
+			   "it with 'partalign resume %s'",
+			   idt, path, dev->path));
 		goto out;
 	}
 	rc = move_open(path, NULL, mv);
 	if (rc < 0) {
 		msg_err(dev->path, -rc, "cannot read the journal %s", path);
-		rc = refuse_over(p, fmt("the journal %s of the unfinished move %s cannot be read",
-					path, idt));
+		rc = refuse_over(
+		    p, fmt("the journal %s of the unfinished move %s cannot be read",
+			   path, idt));
 		goto out;
 	}
 	why = foreign_journal(move_journal(*mv), t);
 	if (why) {
-		rc = refuse_over(p, fmt("the journal %s is not this disk's: %s", path, why));
+		rc = refuse_over(p,
+				 fmt("the journal %s is not this disk's: %s", path, why));
 		free(why);
 		move_free(*mv);
 		*mv = NULL;
@@ -176,10 +189,11 @@ int cli_move_check_location(const struct cli_move_opts *mo, const struct pa_plan
 	if (!po->move_data || (!p->changes && !p->refusal) || p->table.marked)
 		return 0; /* nothing to move, or an unfinished move: that outranks this */
 	if (move_journal_durable(jdir(mo), &fstype) == -EROFS)
-		return refuse_over(p, fmt("the journal directory %s is on %s, which does not "
-					  "outlive a power cut: give --journal on a disk file "
-					  "system (not the disk being moved)",
-					  jdir(mo), fstype));
+		return refuse_over(
+		    p, fmt("the journal directory %s is on %s, which does not "
+			   "outlive a power cut: give --journal on a disk file "
+			   "system (not the disk being moved)",
+			   jdir(mo), fstype));
 	rc = move_journal_on_disk(jdir(mo), l, dev, &where);
 	if (rc <= 0)
 		return 0; /* cannot tell: the journal's own open fails later if it must */
@@ -227,8 +241,8 @@ static bool on_progress(void *arg, const struct pa_move_progress *p)
 			"ETA %ld:%02ld\033[K",
 			c->dev, p->num, p->index + 1, p->count,
 			size_human_iec(p->done, a, sizeof(a)),
-			size_human_iec(p->total, b, sizeof(b)),
-			rate / 1e6, eta / 60, eta % 60);
+			size_human_iec(p->total, b, sizeof(b)), rate / 1e6, eta / 60,
+			eta % 60);
 		fflush(stderr);
 		c->shown = true;
 	}
@@ -274,7 +288,8 @@ static struct apply_move_knobs knobs_from_env(void)
 {
 	struct apply_move_knobs k = {.chunk = env_u64("PARTALIGN_MOVE_CHUNK"),
 				     .record_min = env_u64("PARTALIGN_MOVE_RECORD_MIN"),
-				     .split = (unsigned int)env_u64("PARTALIGN_MOVE_SPLIT")};
+				     .split =
+					 (unsigned int)env_u64("PARTALIGN_MOVE_SPLIT")};
 
 	if (k.chunk % PA_JOURNAL_BLOCK || k.chunk > PA_JOURNAL_CHUNK_MAX)
 		k.chunk = 0;
@@ -285,7 +300,7 @@ static struct apply_move_knobs knobs_from_env(void)
 
 /* Create the journal of a new move; exit bits, 0 when created. */
 int cli_move_journal_new(const struct cli_move_opts *mo, const struct pa_dev *dev,
-		       struct pa_disk *d, const struct pa_plan *p, struct pa_mover **mv)
+			 struct pa_disk *d, const struct pa_plan *p, struct pa_mover **mv)
 {
 	struct apply_move_knobs k = knobs_from_env();
 	struct pa_journal j;
@@ -294,8 +309,9 @@ int cli_move_journal_new(const struct cli_move_opts *mo, const struct pa_dev *de
 
 	free(id);
 	if (rc == -EOPNOTSUPP) {
-		msg_err(dev->path, 0, "the partition table cannot record a move (no valid GPT or "
-				      "dos label); nothing moved");
+		msg_err(dev->path, 0,
+			"the partition table cannot record a move (no valid GPT or "
+			"dos label); nothing moved");
 		return PA_EXIT_ERROR | PA_EXIT_MISALIGNED;
 	}
 	if (rc == 0)
@@ -305,8 +321,8 @@ int cli_move_journal_new(const struct cli_move_opts *mo, const struct pa_dev *de
 				     : move_journal_dir_default(),
 				 &j, mv);
 	if (rc < 0) {
-		msg_err(dev->path, -rc, "cannot create the move journal in %s; nothing moved",
-			jdir(mo));
+		msg_err(dev->path, -rc,
+			"cannot create the move journal in %s; nothing moved", jdir(mo));
 		return PA_EXIT_ERROR | PA_EXIT_MISALIGNED;
 	}
 	return PA_EXIT_OK;
@@ -338,7 +354,8 @@ int cli_move_run(const struct cli_move_opts *mo, const struct pa_dev *dev,
 	rc = apply_marker_write(d, w, move_journal(*mv), move_path_abs(*mv));
 	if (rc < 0) {
 		msg_err(dev->path, -rc,
-			"cannot record the move on the disk; this run moved no data: 'partalign "
+			"cannot record the move on the disk; this run moved no data: "
+			"'partalign "
 			"resume %s' tries again (journal %s)",
 			dev->path, move_path(*mv));
 		return PA_EXIT_ERROR | PA_EXIT_MISALIGNED;

@@ -46,7 +46,8 @@ int cli_move_check_location(const struct cli_move_opts *mo, const struct pa_plan
  * disk is not written.  Exit bits, 0 when *mv holds it.
  */
 int cli_move_journal_new(const struct cli_move_opts *mo, const struct pa_dev *dev,
-			 struct pa_disk *d, const struct pa_plan *p, struct pa_mover **mv);
+			 struct pa_disk *d, const struct pa_plan *p,
+			 struct pa_mover **mv);
 
 /*
  * Past the gate, before the table write: create the journal and mark the

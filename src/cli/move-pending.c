@@ -15,7 +15,8 @@
 #include "scan/scan.h"
 
 /* A partition of @w carries the move marker: its name tells the move id (GPT). */
-static const struct pa_dev *marked_part(const struct pa_devlist *l, const struct pa_dev *w)
+static const struct pa_dev *marked_part(const struct pa_devlist *l,
+					const struct pa_dev *w)
 {
 	size_t i;
 
@@ -52,16 +53,20 @@ int cli_move_warn_pending(const struct pa_devlist *l, char **names, int nnames)
 			bool idn = name && strncmp(name, PA_MOVE_NAME_PREFIX, pl) == 0;
 
 			msg_warn(w->path,
-				 "an unfinished data move%s%s is recorded on the disk (partition "
+				 "an unfinished data move%s%s is recorded on the disk "
+				 "(partition "
 				 "%u): finish it with 'partalign resume %s'",
-				 idn ? " " : "", idn ? name + pl : "", mp->partno, w->path);
+				 idn ? " " : "", idn ? name + pl : "", mp->partno,
+				 w->path);
 			status |= PA_EXIT_MISALIGNED;
 			continue;
 		}
 		if (move_journal_find_any(w, &path) > 0) {
 			msg_warn(w->path,
-				 "an unfinished data move: its journal %s is there (check --probe "
-				 "reads the disk's own record): finish it with 'partalign resume "
+				 "an unfinished data move: its journal %s is there "
+				 "(check --probe "
+				 "reads the disk's own record): finish it with "
+				 "'partalign resume "
 				 "%s'",
 				 path, w->path);
 			status |= PA_EXIT_MISALIGNED;
@@ -70,10 +75,11 @@ int cli_move_warn_pending(const struct pa_devlist *l, char **names, int nnames)
 		}
 		if (move_journal_find(dir, w, &path) <= 0)
 			continue;
-		msg_warn(w->path,
-			 "a move journal of partalign 0.1 is there for this disk (%s): finish "
-			 "that move with the partalign that started it",
-			 path);
+		msg_warn(
+		    w->path,
+		    "a move journal of partalign 0.1 is there for this disk (%s): finish "
+		    "that move with the partalign that started it",
+		    path);
 		status |= PA_EXIT_MISALIGNED;
 		free(path);
 	}

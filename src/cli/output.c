@@ -19,12 +19,14 @@
 #include "core/exitcodes.h"
 #include "shared/size.h"
 
-static int find_col(const struct out_col *cols, size_t ncols, const char *name, size_t len)
+static int find_col(const struct out_col *cols, size_t ncols, const char *name,
+		    size_t len)
 {
 	size_t i;
 
 	for (i = 0; i < ncols; i++)
-		if (strlen(cols[i].name) == len && strncasecmp(cols[i].name, name, len) == 0)
+		if (strlen(cols[i].name) == len &&
+		    strncasecmp(cols[i].name, name, len) == 0)
 			return (int)i;
 	return -1;
 }
@@ -47,7 +49,8 @@ int out_select(const struct out_opts *o, const struct out_col *cols, size_t ncol
 		int c = find_col(cols, ncols, p, len);
 
 		if (c < 0) {
-			msg_err(NULL, 0, "unknown column: %.*s (see --list-columns)", (int)len, p);
+			msg_err(NULL, 0, "unknown column: %.*s (see --list-columns)",
+				(int)len, p);
 			return -1;
 		}
 		if (*nsel == OUT_MAXCOLS) {
@@ -87,7 +90,8 @@ static const char *shellvar_name(const char *name, char *buf, size_t size)
 #endif
 
 struct libscols_table *out_table_new(const struct out_opts *o, const char *name,
-				     const struct out_col *cols, const int *sel, size_t nsel)
+				     const struct out_col *cols, const int *sel,
+				     size_t nsel)
 {
 	struct libscols_table *tb = scols_new_table();
 	size_t i;

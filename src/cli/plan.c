@@ -56,30 +56,33 @@ enum {
 #define S SCOLS_JSON_STRING
 #define R SCOLS_FL_RIGHT
 static const struct out_col pcols[] = {
-	[PC_DISK] = {"DISK", 0.1, 0, S, "whole disk or multipath map (/dev/mapper/NAME)"},
-	[PC_LABEL] = {"LABEL", 6, 0, S, "partition table type: old->new"},
-	[PC_NUM] = {"NUM", 2, R, N, "partition number (kept)"},
-	[PC_NAME] = {"NAME", 0.1, SCOLS_FL_TRUNC, S, "partition name (GPT), kept"},
-	[PC_TYPE] = {"TYPE", 0.1, SCOLS_FL_TRUNC, S, "GPT type GUID or dos system id"},
-	[PC_ACTION] = {"ACTION", 6, 0, S, "keep, recreate, create, drop"},
-	[PC_OLD_START] = {"OLD-START", 8, R, N, "current start: bytes; on a terminal sectors (63s)"},
-	[PC_OLD_END] = {"OLD-END", 8, R, N, "current last byte"},
-	[PC_OLD_SIZE] = {"OLD-SIZE", 6, R, N, "current size"},
-	[PC_NEW_START] = {"NEW-START", 8, R, N, "planned start: bytes; on a terminal sectors"},
-	[PC_NEW_END] = {"NEW-END", 8, R, N, "planned last byte"},
-	[PC_NEW_SIZE] = {"NEW-SIZE", 6, R, N, "planned size"},
-	[PC_OLD_PHYS] = {"OLD-PHYS", 4, 0, S, "PHYSICAL verdict now"},
-	[PC_OLD_OPT] = {"OLD-OPT", 4, 0, S, "OPTIMAL verdict now"},
-	[PC_OLD_POLICY] = {"OLD-POLICY", 4, 0, S, "POLICY verdict now"},
-	[PC_NEW_PHYS] = {"NEW-PHYS", 4, 0, S, "PHYSICAL verdict after the fix"},
-	[PC_NEW_OPT] = {"NEW-OPT", 4, 0, S, "OPTIMAL verdict after the fix"},
-	[PC_NEW_POLICY] = {"NEW-POLICY", 4, 0, S, "POLICY verdict after the fix"},
-	[PC_DESTROYS] = {"DESTROYS", 0.1, 0, S, "signature the fix would destroy"},
-	[PC_GRAIN] = {"GRAIN", 6, R, N, "placement grain, bytes"},
-	[PC_REFUSED] = {"REFUSED", 0.2, SCOLS_FL_TRUNC, S, "why the disk will not be touched"},
-	[PC_NOTE] = {"NOTE", 0.1, SCOLS_FL_TRUNC, S, "size changes and other remarks"},
-	[PC_RESULT] = {"RESULT", 0.1, 0, S, "fix: what happened"},
-	[PC_BACKUP] = {"BACKUP", 0.1, 0, S, "fix: the table backup file"},
+    [PC_DISK] = {"DISK", 0.1, 0, S, "whole disk or multipath map (/dev/mapper/NAME)"},
+    [PC_LABEL] = {"LABEL", 6, 0, S, "partition table type: old->new"},
+    [PC_NUM] = {"NUM", 2, R, N, "partition number (kept)"},
+    [PC_NAME] = {"NAME", 0.1, SCOLS_FL_TRUNC, S, "partition name (GPT), kept"},
+    [PC_TYPE] = {"TYPE", 0.1, SCOLS_FL_TRUNC, S, "GPT type GUID or dos system id"},
+    [PC_ACTION] = {"ACTION", 6, 0, S, "keep, recreate, create, drop"},
+    [PC_OLD_START] = {"OLD-START", 8, R, N,
+		      "current start: bytes; on a terminal sectors (63s)"},
+    [PC_OLD_END] = {"OLD-END", 8, R, N, "current last byte"},
+    [PC_OLD_SIZE] = {"OLD-SIZE", 6, R, N, "current size"},
+    [PC_NEW_START] = {"NEW-START", 8, R, N,
+		      "planned start: bytes; on a terminal sectors"},
+    [PC_NEW_END] = {"NEW-END", 8, R, N, "planned last byte"},
+    [PC_NEW_SIZE] = {"NEW-SIZE", 6, R, N, "planned size"},
+    [PC_OLD_PHYS] = {"OLD-PHYS", 4, 0, S, "PHYSICAL verdict now"},
+    [PC_OLD_OPT] = {"OLD-OPT", 4, 0, S, "OPTIMAL verdict now"},
+    [PC_OLD_POLICY] = {"OLD-POLICY", 4, 0, S, "POLICY verdict now"},
+    [PC_NEW_PHYS] = {"NEW-PHYS", 4, 0, S, "PHYSICAL verdict after the fix"},
+    [PC_NEW_OPT] = {"NEW-OPT", 4, 0, S, "OPTIMAL verdict after the fix"},
+    [PC_NEW_POLICY] = {"NEW-POLICY", 4, 0, S, "POLICY verdict after the fix"},
+    [PC_DESTROYS] = {"DESTROYS", 0.1, 0, S, "signature the fix would destroy"},
+    [PC_GRAIN] = {"GRAIN", 6, R, N, "placement grain, bytes"},
+    [PC_REFUSED] = {"REFUSED", 0.2, SCOLS_FL_TRUNC, S,
+		    "why the disk will not be touched"},
+    [PC_NOTE] = {"NOTE", 0.1, SCOLS_FL_TRUNC, S, "size changes and other remarks"},
+    [PC_RESULT] = {"RESULT", 0.1, 0, S, "fix: what happened"},
+    [PC_BACKUP] = {"BACKUP", 0.1, 0, S, "fix: the table backup file"},
 };
 #undef N
 #undef S
@@ -89,19 +92,19 @@ static const struct out_col pcols[] = {
  * A table to a terminal: what fits 80 columns; the verdicts with -o.  A
  * refusal is said on stderr there (add_rows), in full.
  */
-static const int terminal_defaults[] = {PC_DISK,      PC_NUM,       PC_NAME,      PC_ACTION,
-					PC_OLD_START, PC_OLD_SIZE,  PC_NEW_START, PC_NEW_SIZE,
-					PC_DESTROYS};
+static const int terminal_defaults[] = {PC_DISK,      PC_NUM,	    PC_NAME,
+					PC_ACTION,    PC_OLD_START, PC_OLD_SIZE,
+					PC_NEW_START, PC_NEW_SIZE,  PC_DESTROYS};
 /* A table to a pipe or file: the columns it always had */
-static const int plan_defaults[] = {PC_DISK,      PC_NUM,       PC_NAME,     PC_ACTION,
-				    PC_OLD_START, PC_OLD_SIZE,  PC_NEW_START, PC_NEW_SIZE,
-				    PC_OLD_PHYS,  PC_OLD_POLICY, PC_NEW_PHYS, PC_NEW_POLICY,
-				    PC_DESTROYS,  PC_REFUSED};
+static const int plan_defaults[] = {
+    PC_DISK,	 PC_NUM,	PC_NAME,     PC_ACTION,	  PC_OLD_START,
+    PC_OLD_SIZE, PC_NEW_START,	PC_NEW_SIZE, PC_OLD_PHYS, PC_OLD_POLICY,
+    PC_NEW_PHYS, PC_NEW_POLICY, PC_DESTROYS, PC_REFUSED};
 static const int script_defaults[] = {
-	PC_DISK,      PC_LABEL,      PC_NUM,      PC_NAME,      PC_TYPE,     PC_ACTION,
-	PC_OLD_START, PC_OLD_END,    PC_OLD_SIZE, PC_NEW_START, PC_NEW_END,  PC_NEW_SIZE,
-	PC_OLD_PHYS,  PC_OLD_OPT,    PC_OLD_POLICY, PC_NEW_PHYS, PC_NEW_OPT, PC_NEW_POLICY,
-	PC_DESTROYS,  PC_GRAIN,      PC_REFUSED,  PC_NOTE,      PC_RESULT,   PC_BACKUP};
+    PC_DISK,	  PC_LABEL,   PC_NUM,	     PC_NAME,	   PC_TYPE,    PC_ACTION,
+    PC_OLD_START, PC_OLD_END, PC_OLD_SIZE,   PC_NEW_START, PC_NEW_END, PC_NEW_SIZE,
+    PC_OLD_PHYS,  PC_OLD_OPT, PC_OLD_POLICY, PC_NEW_PHYS,  PC_NEW_OPT, PC_NEW_POLICY,
+    PC_DESTROYS,  PC_GRAIN,   PC_REFUSED,    PC_NOTE,	   PC_RESULT,  PC_BACKUP};
 
 static void job_free(struct fix_job *j)
 {
@@ -114,7 +117,8 @@ static void job_free(struct fix_job *j)
 	devlist_free(&j->devs);
 }
 
-static void set_verdicts(struct libscols_line *ln, size_t i, int col, const struct pa_check *c)
+static void set_verdicts(struct libscols_line *ln, size_t i, int col,
+			 const struct pa_check *c)
 {
 	switch (col) {
 	case PC_OLD_PHYS:
@@ -131,8 +135,8 @@ static void set_verdicts(struct libscols_line *ln, size_t i, int col, const stru
 	}
 }
 
-static int add_row(const struct fix_opts *o, struct libscols_table *tb, const int *sel, size_t nsel,
-		   const struct fix_job *j, const struct pa_step *s)
+static int add_row(const struct fix_opts *o, struct libscols_table *tb, const int *sel,
+		   size_t nsel, const struct fix_job *j, const struct pa_step *s)
 {
 	struct libscols_line *ln = scols_table_new_line(tb, NULL);
 	const struct pa_plan *p = &j->plan;
@@ -146,15 +150,16 @@ static int add_row(const struct fix_opts *o, struct libscols_table *tb, const in
 		case PC_DISK:
 			/* a multipath map by the name lsblk and multipath -ll give it */
 			if (j->dev->dm_name &&
-			    snprintf(buf, sizeof(buf), "/dev/mapper/%s", j->dev->dm_name) <
-				    (int)sizeof(buf))
+			    snprintf(buf, sizeof(buf), "/dev/mapper/%s",
+				     j->dev->dm_name) < (int)sizeof(buf))
 				out_set_str(ln, i, buf);
 			else
 				out_set_str(ln, i, j->dev->path);
 			break;
 		case PC_LABEL:
 			if (j->planned) {
-				snprintf(buf, sizeof(buf), "%s->%s", plan_label_name(p->table.label),
+				snprintf(buf, sizeof(buf), "%s->%s",
+					 plan_label_name(p->table.label),
 					 plan_label_name(p->new_label));
 				out_set_str(ln, i, buf);
 			}
@@ -178,7 +183,8 @@ static int add_row(const struct fix_opts *o, struct libscols_table *tb, const in
 			break;
 		case PC_OLD_START:
 			if (s && s->old)
-				out_set_start(&o->out, ln, i, s->old->start, j->dev->topo.logical);
+				out_set_start(&o->out, ln, i, s->old->start,
+					      j->dev->topo.logical);
 			break;
 		case PC_OLD_END:
 			if (s && s->old)
@@ -190,7 +196,8 @@ static int add_row(const struct fix_opts *o, struct libscols_table *tb, const in
 			break;
 		case PC_NEW_START:
 			if (s && s->kind != PA_STEP_DROP)
-				out_set_start(&o->out, ln, i, s->new_start, j->dev->topo.logical);
+				out_set_start(&o->out, ln, i, s->new_start,
+					      j->dev->topo.logical);
 			break;
 		case PC_NEW_END:
 			if (s && s->kind != PA_STEP_DROP)
@@ -227,11 +234,15 @@ static int add_row(const struct fix_opts *o, struct libscols_table *tb, const in
 			break;
 		case PC_NOTE:
 			if (s && s->resized)
-				out_set_str(ln, i, "size rounded down to the grain to fit");
+				out_set_str(ln, i,
+					    "size rounded down to the grain to fit");
 			else if (j->planned && p->table.damaged && !p->refusal)
-				out_set_str(ln, i, "a damaged GPT copy: fix rewrites both");
+				out_set_str(ln, i,
+					    "a damaged GPT copy: fix rewrites both");
 			else if (!s && j->kernel_stale)
-				out_set_str(ln, i, "the kernel's partitions differ from the table");
+				out_set_str(
+				    ln, i,
+				    "the kernel's partitions differ from the table");
 			else if (!s && j->planned && !p->refusal)
 				out_set_str(ln, i, "no partitions");
 			break;
@@ -301,7 +312,8 @@ char *fix_map_in_use(const struct pa_devlist *l, const struct pa_dev *map)
 		const struct pa_dev *d = l->v[i];
 
 		opens[i] = -1;
-		if ((d == map || (d->kind == PA_KIND_PART && d->disk == map && d->dm_uuid)) &&
+		if ((d == map ||
+		     (d->kind == PA_KIND_PART && d->disk == map && d->dm_uuid)) &&
 		    scan_dm_open_count(d->major, d->minor, &opens[i]) < 0)
 			opens[i] = -1;
 	}
@@ -333,8 +345,8 @@ static int lock_disk(const struct fix_opts *o, const char *arg, struct fix_job *
 		return PA_EXIT_ERROR;
 	}
 	if (dev->kind == PA_KIND_PART) {
-		msg_err(arg, 0, "is a partition: name its whole disk%s%s", dev->disk ? ", " : "",
-			dev->disk ? dev->disk->path : "");
+		msg_err(arg, 0, "is a partition: name its whole disk%s%s",
+			dev->disk ? ", " : "", dev->disk ? dev->disk->path : "");
 		return PA_EXIT_USAGE;
 	}
 	/*
@@ -342,9 +354,9 @@ static int lock_disk(const struct fix_opts *o, const char *arg, struct fix_job *
 	 * cannot be opened O_EXCL; its users are counted instead (fix_map_in_use).
 	 */
 	was = makedev(dev->major, dev->minor);
-	rc = apply_disk_open(dev->path,
-			     PA_DISK_LOCK | (dev->kind == PA_KIND_MPATH ? 0 : PA_DISK_EXCL),
-			     o->wait_ms, &j->disk);
+	rc = apply_disk_open(
+	    dev->path, PA_DISK_LOCK | (dev->kind == PA_KIND_MPATH ? 0 : PA_DISK_EXCL),
+	    o->wait_ms, &j->disk);
 	/* what another holder of the lock did is visible only now: scan again */
 	if (rc == 0 && (rc = scan_one(arg, j, &dev)) < 0) {
 		msg_err(arg, -rc, "cannot scan");
@@ -381,14 +393,16 @@ static int prepare(const struct fix_opts *o, const char *arg, struct fix_job *j)
 	if (!inuse && rc == 0 && dev->kind == PA_KIND_MPATH)
 		inuse = fix_map_in_use(l, dev);
 	if (rc == -EBUSY) {
-		if (!inuse && asprintf(&inuse, "%s cannot be opened exclusively: it is in use",
-				       dev->name) < 0)
+		if (!inuse &&
+		    asprintf(&inuse, "%s cannot be opened exclusively: it is in use",
+			     dev->name) < 0)
 			inuse = NULL;
 		/* still show the plan: look without claiming, never to write */
 		rc = apply_disk_open(dev->path, 0, 0, &j->disk);
 	}
 	if (rc == -EWOULDBLOCK) {
-		msg_err(dev->path, 0, "locked by another process (partalign or udev); try again");
+		msg_err(dev->path, 0,
+			"locked by another process (partalign or udev); try again");
 		free(inuse);
 		return PA_EXIT_ERROR;
 	}
@@ -437,9 +451,10 @@ static int prepare(const struct fix_opts *o, const char *arg, struct fix_job *j)
 		rc = cli_move_check_location(&o->move, &o->plan, l, dev, &j->plan);
 	if (rc == 0 && !j->plan.refusal && j->plan.changes) {
 		/* plan and fix both stage: libparted must accept the new table */
-		rc = o->plan.move_data ? move_table_stage(j->sh, &j->plan,
-							  j->mv ? move_journal(j->mv) : NULL, &msgs)
-				       : apply_table_stage(j->sh, &j->plan, o->name, &msgs);
+		rc = o->plan.move_data
+			 ? move_table_stage(j->sh, &j->plan,
+					    j->mv ? move_journal(j->mv) : NULL, &msgs)
+			 : apply_table_stage(j->sh, &j->plan, o->name, &msgs);
 		if (rc < 0) {
 			msg_diags(&msgs);
 			msg_err(dev->path, -rc, "libparted refused the new table");
@@ -463,10 +478,13 @@ static bool confirm(const struct fix_job *j)
 	for (i = 0; i < j->plan.n; i++)
 		moves += j->plan.v[i].kind == PA_STEP_MOVE;
 	if (moves)
-		fprintf(stderr, "Move the data of %zu partition%s and rewrite the table of %s? [y/N] ",
+		fprintf(stderr,
+			"Move the data of %zu partition%s and rewrite the table of %s? "
+			"[y/N] ",
 			moves, moves == 1 ? "" : "s", j->dev->path);
 	else
-		fprintf(stderr, "Re-create the partition table of %s%s? [y/N] ", j->dev->path,
+		fprintf(stderr, "Re-create the partition table of %s%s? [y/N] ",
+			j->dev->path,
 			j->plan.destroys ? " and wipe the signatures listed" : "");
 	fflush(stderr);
 	if (!fgets(line, sizeof(line), stdin))
@@ -497,77 +515,95 @@ static void settle(void)
 
 static void usage(FILE *f, bool fix)
 {
-	fprintf(f,
-		"Usage: partalign %s [options] DEVICE...\n"
-		"\n"
-		"%s"
-		"\n"
-		"Options:\n"
-		"  -a, --align SIZE      policy grain (default 2MiB; units s, B, KiB, MiB, GiB...)\n"
-		"      --label gpt|keep  gpt (default) converts a dos table; keep keeps it dos\n"
-		"      --new             partition a blank disk: one partition, grain to grain\n"
-		"      --name NAME       GPT name of the partition made by --new\n"
-		"      --discard-data    allow destroying signatures, and wipe them\n"
-		"      --move-data       move misaligned partitions' data to aligned starts\n"
-		"      --journal DIR     where --move-data keeps its journal (default %s)\n"
-		"      --verify          --move-data: re-read the moved data, compare checksums\n"
-		"  -q, --quiet           --move-data: no progress on the terminal\n"
-		"%s"
-		"      --backup-dir DIR  where table backups go (default %s/backup)\n"
-		"      --wait SECONDS    wait this long for the disk lock (default 10)\n"
-		"  -J, --json            JSON output\n"
-		"  -P, --pairs           KEY=\"value\" output\n"
-		"  -r, --raw             raw output\n"
-		"  -n, --noheadings      no column headings\n"
-		"  -b, --bytes           sizes and starts in bytes in the table\n"
-		"  -o, --output LIST     columns to print (+LIST appends to the defaults;\n"
-		"                        the verdicts on a terminal: -o +OLD-POLICY,NEW-POLICY)\n"
-		"      --list-columns    list the columns and exit\n"
-		"  -h, --help            this text\n"
-		"\n"
-		"Exit status: 0 nothing to do, %s4 misalignment %s, 8 operational\n"
-		"error, 16 usage error (OR-ed together).  See partalign(8).\n",
-		fix ? "fix" : "plan",
-		fix ? "Re-create the partitions of each DEVICE on the policy grain as GPT.\n"
-		      "Refuses disks in use or holding data; saves the table first.\n"
-		    : "Show what 'partalign fix' would change on each DEVICE.  Writes nothing.\n",
-		move_journal_dir_default(),
-		fix ? "  -y, --yes             do not ask for confirmation\n" : "",
-		PA_STATEDIR, fix ? "1 fixed, 2 written but the kernel has the old table,\n" : "",
-		fix ? "left (refused or partly done)" : "to fix (or refused)");
+	fprintf(
+	    f,
+	    "Usage: partalign %s [options] DEVICE...\n"
+	    "\n"
+	    "%s"
+	    "\n"
+	    "Options:\n"
+	    "  -a, --align SIZE      policy grain (default 2MiB; units s, B, KiB, MiB, "
+	    "GiB...)\n"
+	    "      --label gpt|keep  gpt (default) converts a dos table; keep keeps it "
+	    "dos\n"
+	    "      --new             partition a blank disk: one partition, grain to "
+	    "grain\n"
+	    "      --name NAME       GPT name of the partition made by --new\n"
+	    "      --discard-data    allow destroying signatures, and wipe them\n"
+	    "      --move-data       move misaligned partitions' data to aligned starts\n"
+	    "      --journal DIR     where --move-data keeps its journal (default %s)\n"
+	    "      --verify          --move-data: re-read the moved data, compare "
+	    "checksums\n"
+	    "  -q, --quiet           --move-data: no progress on the terminal\n"
+	    "%s"
+	    "      --backup-dir DIR  where table backups go (default %s/backup)\n"
+	    "      --wait SECONDS    wait this long for the disk lock (default 10)\n"
+	    "  -J, --json            JSON output\n"
+	    "  -P, --pairs           KEY=\"value\" output\n"
+	    "  -r, --raw             raw output\n"
+	    "  -n, --noheadings      no column headings\n"
+	    "  -b, --bytes           sizes and starts in bytes in the table\n"
+	    "  -o, --output LIST     columns to print (+LIST appends to the defaults;\n"
+	    "                        the verdicts on a terminal: -o "
+	    "+OLD-POLICY,NEW-POLICY)\n"
+	    "      --list-columns    list the columns and exit\n"
+	    "  -h, --help            this text\n"
+	    "\n"
+	    "Exit status: 0 nothing to do, %s4 misalignment %s, 8 operational\n"
+	    "error, 16 usage error (OR-ed together).  See partalign(8).\n",
+	    fix ? "fix" : "plan",
+	    fix ? "Re-create the partitions of each DEVICE on the policy grain as GPT.\n"
+		  "Refuses disks in use or holding data; saves the table first.\n"
+		: "Show what 'partalign fix' would change on each DEVICE.  Writes "
+		  "nothing.\n",
+	    move_journal_dir_default(),
+	    fix ? "  -y, --yes             do not ask for confirmation\n" : "",
+	    PA_STATEDIR,
+	    fix ? "1 fixed, 2 written but the kernel has the old table,\n" : "",
+	    fix ? "left (refused or partly done)" : "to fix (or refused)");
 }
 
 static int parse(int argc, char **argv, struct fix_opts *o)
 {
-	enum { OPT_LABEL = 256, OPT_NEW, OPT_NAME, OPT_DISCARD, OPT_BACKUP, OPT_WAIT, OPT_COLS,
-	       OPT_MOVE, OPT_JOURNAL, OPT_VERIFY };
+	enum {
+		OPT_LABEL = 256,
+		OPT_NEW,
+		OPT_NAME,
+		OPT_DISCARD,
+		OPT_BACKUP,
+		OPT_WAIT,
+		OPT_COLS,
+		OPT_MOVE,
+		OPT_JOURNAL,
+		OPT_VERIFY
+	};
 	static const struct option longopts[] = {
-		{"align", required_argument, NULL, 'a'},
-		{"label", required_argument, NULL, OPT_LABEL},
-		{"new", no_argument, NULL, OPT_NEW},
-		{"name", required_argument, NULL, OPT_NAME},
-		{"discard-data", no_argument, NULL, OPT_DISCARD},
-		{"move-data", no_argument, NULL, OPT_MOVE},
-		{"journal", required_argument, NULL, OPT_JOURNAL},
-		{"verify", no_argument, NULL, OPT_VERIFY},
-		{"quiet", no_argument, NULL, 'q'},
-		{"yes", no_argument, NULL, 'y'},
-		{"backup-dir", required_argument, NULL, OPT_BACKUP},
-		{"wait", required_argument, NULL, OPT_WAIT},
-		{"json", no_argument, NULL, 'J'},
-		{"pairs", no_argument, NULL, 'P'},
-		{"raw", no_argument, NULL, 'r'},
-		{"noheadings", no_argument, NULL, 'n'},
-		{"bytes", no_argument, NULL, 'b'},
-		{"output", required_argument, NULL, 'o'},
-		{"list-columns", no_argument, NULL, OPT_COLS},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"align", required_argument, NULL, 'a'},
+	    {"label", required_argument, NULL, OPT_LABEL},
+	    {"new", no_argument, NULL, OPT_NEW},
+	    {"name", required_argument, NULL, OPT_NAME},
+	    {"discard-data", no_argument, NULL, OPT_DISCARD},
+	    {"move-data", no_argument, NULL, OPT_MOVE},
+	    {"journal", required_argument, NULL, OPT_JOURNAL},
+	    {"verify", no_argument, NULL, OPT_VERIFY},
+	    {"quiet", no_argument, NULL, 'q'},
+	    {"yes", no_argument, NULL, 'y'},
+	    {"backup-dir", required_argument, NULL, OPT_BACKUP},
+	    {"wait", required_argument, NULL, OPT_WAIT},
+	    {"json", no_argument, NULL, 'J'},
+	    {"pairs", no_argument, NULL, 'P'},
+	    {"raw", no_argument, NULL, 'r'},
+	    {"noheadings", no_argument, NULL, 'n'},
+	    {"bytes", no_argument, NULL, 'b'},
+	    {"output", required_argument, NULL, 'o'},
+	    {"list-columns", no_argument, NULL, OPT_COLS},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, o->fix ? "a:yqJPrnbo:h" : "a:qJPrnbo:h", longopts,
-				NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, o->fix ? "a:yqJPrnbo:h" : "a:qJPrnbo:h",
+				longopts, NULL)) != -1) {
 		if (out_parse_opt(c, optarg, &o->out))
 			continue;
 		switch (c) {
@@ -579,7 +615,8 @@ static int parse(int argc, char **argv, struct fix_opts *o)
 			if (strcmp(optarg, "keep") == 0) {
 				o->plan.keep_label = true;
 			} else if (strcmp(optarg, "gpt") != 0) {
-				msg_err(NULL, 0, "--label %s: expected gpt or keep", optarg);
+				msg_err(NULL, 0, "--label %s: expected gpt or keep",
+					optarg);
 				return PA_EXIT_USAGE;
 			}
 			break;
@@ -610,7 +647,8 @@ static int parse(int argc, char **argv, struct fix_opts *o)
 			break;
 		case 'y':
 			if (!o->fix) {
-				msg_err(NULL, 0, "plan writes nothing: --yes belongs to fix");
+				msg_err(NULL, 0,
+					"plan writes nothing: --yes belongs to fix");
 				return PA_EXIT_USAGE;
 			}
 			o->yes = true;
@@ -634,7 +672,8 @@ static int parse(int argc, char **argv, struct fix_opts *o)
 		}
 	}
 	if (o->plan.move_data && (o->plan.new_disk || o->plan.discard_data)) {
-		msg_err(NULL, 0, "--move-data keeps the data: not with --new or --discard-data");
+		msg_err(NULL, 0,
+			"--move-data keeps the data: not with --new or --discard-data");
 		return PA_EXIT_USAGE;
 	}
 	if (o->name && !o->plan.new_disk) {
@@ -666,7 +705,8 @@ bool fix_parse_wait(const char *arg, int *ms)
 
 void fix_opts_init(struct fix_opts *o, bool fix)
 {
-	*o = (struct fix_opts){.fix = fix, .wait_ms = 10000, .backup_dir = PA_STATEDIR "/backup"};
+	*o = (struct fix_opts){
+	    .fix = fix, .wait_ms = 10000, .backup_dir = PA_STATEDIR "/backup"};
 	o->plan.grain = PA_GRAIN_DEFAULT;
 }
 
@@ -683,16 +723,17 @@ int fix_run(struct fix_opts *op, char *const *devices, size_t njobs)
 	out_detect_terminal(&o.out);
 	if (out_select(&o.out, pcols, sizeof(pcols) / sizeof(pcols[0]),
 		       o.out.format != OUT_TABLE ? script_defaults
-		       : o.out.terminal	 ? terminal_defaults
-					 : plan_defaults,
+		       : o.out.terminal		 ? terminal_defaults
+						 : plan_defaults,
 		       o.out.format != OUT_TABLE ? sizeof(script_defaults) / sizeof(int)
-		       : o.out.terminal	 ? sizeof(terminal_defaults) / sizeof(int)
-					 : sizeof(plan_defaults) / sizeof(int),
+		       : o.out.terminal		 ? sizeof(terminal_defaults) / sizeof(int)
+						 : sizeof(plan_defaults) / sizeof(int),
 		       sel, &nsel) < 0)
 		return PA_EXIT_USAGE;
 	if (fix && !o.yes && !isatty(STDIN_FILENO)) {
-		msg_err(NULL, 0, "fix needs confirmation and standard input is not a terminal: "
-				 "use --yes");
+		msg_err(NULL, 0,
+			"fix needs confirmation and standard input is not a terminal: "
+			"use --yes");
 		return PA_EXIT_USAGE;
 	}
 
@@ -717,7 +758,8 @@ int fix_run(struct fix_opts *op, char *const *devices, size_t njobs)
 		if (j->nothing_to_resume) {
 			j->result = "nothing to resume";
 			if (o.out.format == OUT_TABLE)
-				printf("%s: nothing to resume (the disk records no unfinished "
+				printf("%s: nothing to resume (the disk records no "
+				       "unfinished "
 				       "move)\n",
 				       j->dev->path);
 		} else if (j->plan.refusal) {
@@ -728,7 +770,8 @@ int fix_run(struct fix_opts *op, char *const *devices, size_t njobs)
 			j->result = "nothing to do";
 		} else {
 			if (o.out.format == OUT_TABLE) {
-				struct libscols_table *one = out_table_new(&o.out, "fix", pcols, sel, nsel);
+				struct libscols_table *one =
+				    out_table_new(&o.out, "fix", pcols, sel, nsel);
 
 				if (one) {
 					add_rows(&o, one, sel, nsel, j);

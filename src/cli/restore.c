@@ -171,9 +171,9 @@ static void hook_diags(void *arg, const struct pa_diags *d)
  * backup too (@save); the table restored goes over it, then the kernel is
  * told.  Returns exit bits.
  */
-static int write_back(const struct pa_backup *b, struct pa_disk *d, const struct pa_devlist *l,
-		      const struct pa_dev *dev, const struct ropts *o,
-		      const struct pa_extent *save, size_t nsave)
+static int write_back(const struct pa_backup *b, struct pa_disk *d,
+		      const struct pa_devlist *l, const struct pa_dev *dev,
+		      const struct ropts *o, const struct pa_extent *save, size_t nsave)
 {
 	const struct apply_hooks hooks = {
 	    .arg = (void *)dev, .saved = hook_saved, .diags = hook_diags};
@@ -190,7 +190,8 @@ static int write_back(const struct pa_backup *b, struct pa_disk *d, const struct
 
 	apply_result_free(&r);
 	if (rc < 0 && r.stage == APPLY_STAGE_BACKUP) {
-		msg_err(dev->path, -rc, "cannot save the current table in %s; nothing written",
+		msg_err(dev->path, -rc,
+			"cannot save the current table in %s; nothing written",
 			o->backup_dir);
 		return PA_EXIT_ERROR;
 	}
@@ -201,7 +202,8 @@ static int write_back(const struct pa_backup *b, struct pa_disk *d, const struct
 	if (r.written)
 		status |= PA_EXIT_CHANGED;
 	if (r.kernel != APPLY_KERNEL_SYNCED) {
-		msg_err(dev->path, 0, "restored, but the kernel still uses the old table");
+		msg_err(dev->path, 0,
+			"restored, but the kernel still uses the old table");
 		status |= PA_EXIT_REBOOT | PA_EXIT_CHANGED;
 	}
 	printf("%s: %s (%" PRIu64 " bytes written)\n", dev->path,
@@ -210,13 +212,15 @@ static int write_back(const struct pa_backup *b, struct pa_disk *d, const struct
 }
 
 /* The disk itself: write-protected, an unfinished move, a backup taken before one. */
-static int disk_refusal(const struct pa_backup *b, struct pa_disk *d, const struct pa_dev *dev)
+static int disk_refusal(const struct pa_backup *b, struct pa_disk *d,
+			const struct pa_dev *dev)
 {
 	struct pa_marker mk;
 	int rc;
 
 	if (apply_disk_is_readonly(d)) {
-		msg_err(dev->path, 0, "refused: %s is read-only (write-protected)", dev->path);
+		msg_err(dev->path, 0, "refused: %s is read-only (write-protected)",
+			dev->path);
 		return PA_EXIT_ERROR;
 	}
 	rc = apply_disk_marker(d, &mk);
@@ -224,7 +228,8 @@ static int disk_refusal(const struct pa_backup *b, struct pa_disk *d, const stru
 		if (rc > 0)
 			msg_err(dev->path, 0,
 				"refused: an unfinished data move (move id %0*" PRIx64
-				") is recorded on the disk: finish it with 'partalign resume %s'",
+				") is recorded on the disk: finish it with 'partalign "
+				"resume %s'",
 				mk.id32 ? 8 : 16, mk.move_id, dev->path);
 		else
 			msg_err(dev->path, -rc, "cannot read the partition table");
@@ -254,9 +259,10 @@ static int backup_refusal(const struct pa_backup *b, const struct pa_disk *d,
 		return PA_EXIT_ERROR;
 	}
 	for (i = 0; i < b->n; i++)
-		if (b->regs[i].off + b->regs[i].len > d->size || b->regs[i].off % d->logical ||
-		    b->regs[i].len % d->logical) {
-			msg_err(dev->path, 0, "refused: the backup has a region off the disk");
+		if (b->regs[i].off + b->regs[i].len > d->size ||
+		    b->regs[i].off % d->logical || b->regs[i].len % d->logical) {
+			msg_err(dev->path, 0,
+				"refused: the backup has a region off the disk");
 			return PA_EXIT_ERROR;
 		}
 	return PA_EXIT_OK;
@@ -353,7 +359,8 @@ static int restore(const struct pa_backup *b, const char *file, const char *arg,
 
 		fprintf(stderr, "Write the partition table saved %s back to %s? [y/N] ",
 			b->created ? b->created : "", dev->path);
-		if (!fgets(line, sizeof(line), stdin) || (line[0] != 'y' && line[0] != 'Y')) {
+		if (!fgets(line, sizeof(line), stdin) ||
+		    (line[0] != 'y' && line[0] != 'Y')) {
 			status = PA_EXIT_ERROR;
 			goto out;
 		}
@@ -405,8 +412,9 @@ int cmd_restore(int argc, char **argv)
 		return PA_EXIT_USAGE;
 	}
 	if (!o.yes && !isatty(STDIN_FILENO)) {
-		msg_err(NULL, 0, "restore needs confirmation and standard input is not a "
-				 "terminal: use --yes");
+		msg_err(NULL, 0,
+			"restore needs confirmation and standard input is not a "
+			"terminal: use --yes");
 		return PA_EXIT_USAGE;
 	}
 	rc = apply_backup_load(argv[optind], &b);

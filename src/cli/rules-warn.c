@@ -218,4 +218,3 @@ void rules_warn_claims(const struct rules_set *s, const char *root, const char *
 		free(dir);
 	}
 }
-

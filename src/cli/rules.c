@@ -38,7 +38,6 @@
 #include "shared/spawn.h"
 #include "shared/sys.h"
 
-
 /* --quiet: no progress lines on stdout (provision and scripts); errors still on stderr */
 static bool quiet;
 
@@ -66,7 +65,6 @@ struct opts {
 	bool force;
 	bool no_reload;
 };
-
 
 static void usage(FILE *f)
 {
@@ -120,13 +118,13 @@ static int write_atomic(const char *path, const char *text, const char **what)
 	static const struct {
 		const char *step, *what;
 	} steps[] = {
-		{"open-dir", "cannot open its directory"},
-		{"lock", "cannot lock its directory"},
-		{"create", "cannot create a temporary file next to it"},
-		{"write", "cannot write the temporary file"},
-		{"sync", "cannot write the temporary file"},
-		{"rename", "cannot rename the temporary file into place"},
-		{"sync-dir", "cannot sync its directory"},
+	    {"open-dir", "cannot open its directory"},
+	    {"lock", "cannot lock its directory"},
+	    {"create", "cannot create a temporary file next to it"},
+	    {"write", "cannot write the temporary file"},
+	    {"sync", "cannot write the temporary file"},
+	    {"rename", "cannot rename the temporary file into place"},
+	    {"sync-dir", "cannot sync its directory"},
 	};
 	struct file_tmp t;
 	size_t i;
@@ -182,8 +180,7 @@ static int resolve(const struct pa_devlist *l, const struct rules_entry *e,
 	if (sel == RULES_SEL_PATH) {
 		rc = scan_lookup(l, v, out);
 		if (rc == -ENOTBLK)
-			return diag_add(diags, v, 0, "not a block device (%s)",
-					   e->name)
+			return diag_add(diags, v, 0, "not a block device (%s)", e->name)
 				   ?: rc;
 		if (rc == -ENODEV)
 			return diag_add(
@@ -205,11 +202,10 @@ static int resolve(const struct pa_devlist *l, const struct rules_entry *e,
 			   e->name, e->origin)
 			   ?: rc;
 	if (rc == -EEXIST)
-		return diag_add(
-			   diags, e->device, 0,
-			   "matches both %s and %s (cloned VM disks?): cannot tell "
-			   "which one is %s",
-			   (*out)->path, other->path, e->name)
+		return diag_add(diags, e->device, 0,
+				"matches both %s and %s (cloned VM disks?): cannot tell "
+				"which one is %s",
+				(*out)->path, other->path, e->name)
 			   ?: rc;
 	return rc;
 }
@@ -227,11 +223,11 @@ static int check_contents(struct pa_dev *d, const struct rules_entry *e, bool fo
 	if (d->mountpoints) {
 		char *nl = strchr(d->mountpoints, '\n');
 
-		return diag_add(
-			   diags, d->path, 0,
-			   "is in use (mounted on %.*s): not giving it to ASM as %s",
-			   nl ? (int)(nl - d->mountpoints) : (int)strlen(d->mountpoints),
-			   d->mountpoints, e->name)
+		return diag_add(diags, d->path, 0,
+				"is in use (mounted on %.*s): not giving it to ASM as %s",
+				nl ? (int)(nl - d->mountpoints)
+				   : (int)strlen(d->mountpoints),
+				d->mountpoints, e->name)
 			   ?: -EBUSY;
 	}
 	if (d->holders && !(d->kind == PA_KIND_MPATH && d->nparts))
@@ -243,10 +239,9 @@ static int check_contents(struct pa_dev *d, const struct rules_entry *e, bool fo
 			   ?: -EBUSY;
 	rc = scan_ids_probe(d, &sig);
 	if (rc < 0)
-		return diag_add(
-			   diags, d->path, -rc,
-			   "cannot open read-only to check it for signatures (%s)",
-			   e->name)
+		return diag_add(diags, d->path, -rc,
+				"cannot open read-only to check it for signatures (%s)",
+				e->name)
 			   ?: rc;
 	/* an ID a rule is written on must be the device's, not a stale udev entry's */
 	if (device_udev_stale(d, stale, sizeof(stale)) > 0) {
@@ -289,13 +284,12 @@ static int check_partuuid(const struct rules_rule *r, const struct rules_entry *
 
 	if (r->match != RULES_MATCH_PARTUUID || !d->ondisk_no_table || d->ondisk_uuid)
 		return 0;
-	return diag_add(
-		   diags, d->path, 0,
-		   "the udev database says PARTUUID %s, but its disk %s has no "
-		   "partition table libblkid can read: the PARTUUID is not on the "
-		   "device; restore the table (partalign restore) or check it with "
-		   "'sfdisk -d %s' (ASM disk %s)",
-		   r->value, d->disk->path, d->disk->path, e->name)
+	return diag_add(diags, d->path, 0,
+			"the udev database says PARTUUID %s, but its disk %s has no "
+			"partition table libblkid can read: the PARTUUID is not on the "
+			"device; restore the table (partalign restore) or check it with "
+			"'sfdisk -d %s' (ASM disk %s)",
+			r->value, d->disk->path, d->disk->path, e->name)
 		   ?: -ENODATA;
 }
 

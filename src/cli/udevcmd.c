@@ -4,8 +4,8 @@
  * every partition that appears or changes).  It reads sysfs and the udev
  * database only -- the device and its disk, never the rest of the host --
  * through the scan's own reader (scan_sysfs_read_one), so its verdicts are
- * check's, and opens no device, so it is fast and cannot hang on a dead path.  With --log it also reports a
- * misaligned device to syslog (the shipped rule's RUN+= on "add").
+ * check's, and opens no device, so it is fast and cannot hang on a dead path.  With --log
+ * it also reports a misaligned device to syslog (the shipped rule's RUN+= on "add").
  *
  * Output, each value safe for udev and for a POSIX shell's eval:
  *   PARTALIGN_PHYSICAL=ok|misaligned|n/a
@@ -39,7 +39,8 @@ static void usage(FILE *f)
 	      "  -a, --align SIZE  policy grain (default 2MiB)\n"
 	      "      --log         also log a physically or optimally misaligned device\n"
 	      "                    to syslog, and print nothing\n"
-	      "      --sysroot DIR read the device from DIR (a partalign dump), not the host\n"
+	      "      --sysroot DIR read the device from DIR (a partalign dump), not the "
+	      "host\n"
 	      "  -h, --help        this text\n"
 	      "\n"
 	      "Exit status: 0 state printed, 8 no such device, 16 usage error.\n",

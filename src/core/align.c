@@ -104,7 +104,8 @@ int64_t align_kernel_offset(const struct pa_topology *t, uint64_t start)
 {
 	if (t->align_off < 0)
 		return -1;
-	return (int64_t)align_distance(start, align_physical_grain(t), (uint64_t)t->align_off);
+	return (int64_t)align_distance(start, align_physical_grain(t),
+				       (uint64_t)t->align_off);
 }
 
 uint64_t align_up(uint64_t from, uint64_t grain, uint64_t offset)
@@ -141,8 +142,8 @@ static void reason_add(struct pa_check *c, const char *fmt, ...)
 }
 
 /* "512 B past a 4 KiB boundary" style detail for a start that misses @grain */
-static void reason_off(struct pa_check *c, const char *what, uint64_t start, uint64_t grain,
-		       uint64_t offset)
+static void reason_off(struct pa_check *c, const char *what, uint64_t start,
+		       uint64_t grain, uint64_t offset)
 {
 	char a[32], b[32], o[32];
 	uint64_t r = residue(start, grain, offset);
@@ -150,8 +151,8 @@ static void reason_off(struct pa_check *c, const char *what, uint64_t start, uin
 	units_exact(r, a, sizeof(a));
 	units_exact(grain, b, sizeof(b));
 	if (offset % grain)
-		reason_add(c, "%s: %s past a %s boundary (alignment offset %s)", what, a, b,
-			   units_exact(offset % grain, o, sizeof(o)));
+		reason_add(c, "%s: %s past a %s boundary (alignment offset %s)", what, a,
+			   b, units_exact(offset % grain, o, sizeof(o)));
 	else
 		reason_add(c, "%s: %s past a %s boundary", what, a, b);
 }
@@ -194,9 +195,11 @@ void align_check(const struct pa_topology *t, uint64_t dev_size, enum pa_region 
 			c->kalign_mismatch = true;
 			if (c->physical == PA_VERDICT_OK)
 				c->physical = PA_VERDICT_MISALIGNED;
-			reason_add(c, "physical: the kernel reports alignment_offset %" PRId64
-				      ", expected %" PRId64,
-				   kernel_align, c->kalign_predicted);
+			reason_add(
+			    c,
+			    "physical: the kernel reports alignment_offset %" PRId64
+			    ", expected %" PRId64,
+			    kernel_align, c->kalign_predicted);
 		}
 	}
 
@@ -204,7 +207,8 @@ void align_check(const struct pa_topology *t, uint64_t dev_size, enum pa_region 
 	if (!c->opt_grain) {
 		c->optimal = PA_VERDICT_NA;
 		if (why)
-			reason_add(c, "optimal: %" PRIu32 " B ignored (%s)", t->opt_io, why);
+			reason_add(c, "optimal: %" PRIu32 " B ignored (%s)", t->opt_io,
+				   why);
 		else
 			reason_add(c, "optimal: the device reports no optimal I/O size");
 	} else if (cannot) {
@@ -217,11 +221,13 @@ void align_check(const struct pa_topology *t, uint64_t dev_size, enum pa_region 
 	/* POLICY */
 	if (region == PA_REGION_STACKED) {
 		c->policy = PA_VERDICT_NA;
-		reason_add(c, "policy: stacked device, its place on the disk below is not "
-			      "known (physical and optimal use the kernel's offset)");
+		reason_add(c,
+			   "policy: stacked device, its place on the disk below is not "
+			   "known (physical and optimal use the kernel's offset)");
 	} else if (!c->policy_grain) {
 		c->policy = PA_VERDICT_NA;
-		reason_add(c, "policy: grain %s is not a multiple of the %s logical sector",
+		reason_add(c,
+			   "policy: grain %s is not a multiple of the %s logical sector",
 			   units_grain(policy, a, sizeof(a)),
 			   units_exact(t->logical, b, sizeof(b)));
 	} else {
@@ -230,7 +236,8 @@ void align_check(const struct pa_topology *t, uint64_t dev_size, enum pa_region 
 
 	if (region == PA_REGION_WHOLE && c->physical == PA_VERDICT_OK &&
 	    c->policy == PA_VERDICT_OK)
-		reason_add(c, "whole device without a partition table: aligned by construction");
+		reason_add(
+		    c, "whole device without a partition table: aligned by construction");
 }
 
 void align_check_dev(const struct pa_dev *d, const struct pa_grain *policy,
@@ -243,7 +250,8 @@ void align_check_dev(const struct pa_dev *d, const struct pa_grain *policy,
 			    d->kalign_known, d->kernel_align, out);
 	else if (d->kind == PA_KIND_PART || d->kind == PA_KIND_LVM ||
 		 d->kind == PA_KIND_CRYPT || d->kind == PA_KIND_DM)
-		align_check(&d->topo, d->size, PA_REGION_STACKED, 0, policy, false, 0, out);
+		align_check(&d->topo, d->size, PA_REGION_STACKED, 0, policy, false, 0,
+			    out);
 	else
 		align_check(&d->topo, d->size, PA_REGION_WHOLE, 0, policy, false, 0, out);
 }

@@ -38,8 +38,8 @@ struct pa_check {
 	uint64_t opt_grain;    /* sanitised optimal I/O, 0 when ignored */
 	uint64_t policy_grain; /* in bytes for this device, 0 when unusable */
 	bool kalign_predicted_known;
-	int64_t kalign_predicted; /* what the kernel's alignment_offset should say */
-	bool kalign_mismatch;     /* the kernel's value disagrees with ours */
+	int64_t kalign_predicted;   /* what the kernel's alignment_offset should say */
+	bool kalign_mismatch;	    /* the kernel's value disagrees with ours */
 	char reason[PA_REASON_MAX]; /* empty when all three are ok */
 };
 
@@ -65,7 +65,8 @@ uint64_t align_policy_bytes(const struct pa_grain *g, uint32_t logical);
  */
 uint64_t align_distance(uint64_t start, uint64_t grain, uint64_t offset);
 
-/* The kernel's per-partition alignment_offset for a partition at @start; -1 if misaligned stack. */
+/* The kernel's per-partition alignment_offset for a partition at @start; -1 if misaligned
+ * stack. */
 int64_t align_kernel_offset(const struct pa_topology *t, uint64_t start);
 
 /* Smallest b >= @from with (b - offset) % grain == 0. */
@@ -78,7 +79,7 @@ uint64_t align_up(uint64_t from, uint64_t grain, uint64_t offset);
 uint64_t align_down(uint64_t from, uint64_t grain, uint64_t offset);
 
 enum pa_region {
-	PA_REGION_PART,    /* a partition at a known start on its disk */
+	PA_REGION_PART,	   /* a partition at a known start on its disk */
 	PA_REGION_WHOLE,   /* a whole device used without a partition table */
 	PA_REGION_STACKED, /* a dm device whose place on the disk below is unknown */
 };

@@ -86,7 +86,7 @@ struct pa_dev *devlist_find_name(const struct pa_devlist *l, const char *name)
 }
 
 struct pa_dev *devlist_find_devno(const struct pa_devlist *l, unsigned int major,
-				     unsigned int minor)
+				  unsigned int minor)
 {
 	size_t i;
 
@@ -203,10 +203,11 @@ static bool naa_matches(const char *wwid, const char *wwn)
 static int stale_text(char *buf, size_t len, const char *key, const char *udev,
 		      const char *where, const char *device, const char *path)
 {
-	snprintf(buf, len,
-		 "the udev database says %s %s, %s says %s: stale udev data; run 'udevadm "
-		 "trigger --action=change %s' and 'udevadm settle'",
-		 key, udev, where, device, path);
+	snprintf(
+	    buf, len,
+	    "the udev database says %s %s, %s says %s: stale udev data; run 'udevadm "
+	    "trigger --action=change %s' and 'udevadm settle'",
+	    key, udev, where, device, path);
 	return 1;
 }
 
@@ -228,24 +229,25 @@ int device_udev_stale(const struct pa_dev *d, char *buf, size_t len)
 	if (d->part_uuid && d->ondisk_uuid) {
 		if (strcasecmp(d->part_uuid, d->ondisk_uuid) != 0)
 			return stale_text(buf, len, "PARTUUID", d->part_uuid,
-					  "the partition table on the disk", d->ondisk_uuid,
-					  d->path);
+					  "the partition table on the disk",
+					  d->ondisk_uuid, d->path);
 		compared = 0;
 	}
 	if (d->id_serial && w->sys_serial) {
 		if (!same_trimmed(d->id_serial, w->sys_serial))
-			return stale_text(buf, len, "serial", d->id_serial, "the kernel (sysfs)",
-					  w->sys_serial, d->path);
+			return stale_text(buf, len, "serial", d->id_serial,
+					  "the kernel (sysfs)", w->sys_serial, d->path);
 		compared = 0;
 	}
 	if (wwn && w->sys_wwid) {
 		bool naa = strncmp(w->sys_wwid, "naa.", 4) == 0;
-		bool exact = strchr(wwn, '.') != NULL; /* NVMe: eui.…, nvme.… as sysfs has it */
+		bool exact =
+		    strchr(wwn, '.') != NULL; /* NVMe: eui.…, nvme.… as sysfs has it */
 
 		if ((naa && !exact && !naa_matches(w->sys_wwid, wwn)) ||
 		    (exact && !same_trimmed(wwn, w->sys_wwid)))
-			return stale_text(buf, len, "WWN", wwn, "the kernel (sysfs)", w->sys_wwid,
-					  d->path);
+			return stale_text(buf, len, "WWN", wwn, "the kernel (sysfs)",
+					  w->sys_wwid, d->path);
 		if (naa || exact)
 			compared = 0;
 	}

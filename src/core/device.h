@@ -40,8 +40,9 @@ struct pa_dev {
 	unsigned int major, minor;
 	enum pa_kind kind;
 
-	struct pa_dev *disk; /* whole disk or map this partition lives on; NULL for wholes */
-	struct pa_dev *map;  /* multipath path device: the map over it */
+	struct pa_dev
+	    *disk; /* whole disk or map this partition lives on; NULL for wholes */
+	struct pa_dev *map; /* multipath path device: the map over it */
 
 	struct pa_topology topo; /* partitions: the disk's topology */
 	uint64_t size;
@@ -49,7 +50,7 @@ struct pa_dev {
 	/* partitions */
 	unsigned int partno;
 	bool start_known;
-	uint64_t start;       /* bytes from the start of the disk */
+	uint64_t start; /* bytes from the start of the disk */
 	bool kalign_known;
 	int64_t kernel_align; /* the kernel's own alignment_offset of this device */
 	char *part_name;
@@ -64,9 +65,9 @@ struct pa_dev {
 	char *pttype;
 	char *dm_uuid;
 	char *dm_name;
-	char *holders;     /* space-separated kernel names */
+	char *holders;	   /* space-separated kernel names */
 	char *mountpoints; /* newline-separated, "[SWAP]" for swap */
-	char *paths;       /* maps: space-separated path devices */
+	char *paths;	   /* maps: space-separated path devices */
 	char *backing_file;
 	char *parent_name; /* scan only: kernel name of the disk or map below */
 
@@ -76,7 +77,7 @@ struct pa_dev {
 	 * from their disk in udev's own rules.
 	 */
 	char *id_serial;   /* ID_SERIAL */
-	char *id_wwn;      /* ID_WWN */
+	char *id_wwn;	   /* ID_WWN */
 	char *id_wwn_ext;  /* ID_WWN_WITH_EXTENSION */
 	char *part_scheme; /* ID_PART_ENTRY_SCHEME: "gpt", "dos" */
 
@@ -87,20 +88,20 @@ struct pa_dev {
 	 * sysfs "serial" (virtio) and "wwid" / "device/wwid" (NVMe, SCSI).
 	 */
 	char *ondisk_uuid;
-	bool ondisk_checked; /* the on-disk table was read for this partition */
+	bool ondisk_checked;  /* the on-disk table was read for this partition */
 	bool ondisk_no_table; /* rules: its disk was read and holds no table */
 	char *sys_serial;
 	char *sys_wwid;
 
 	unsigned int nparts; /* wholes: number of partitions the kernel has */
-	bool is_path;        /* a multipath path device or a partition of one */
+	bool is_path;	     /* a multipath path device or a partition of one */
 
 	/* --probe: what the on-disk table says about this partition */
 	bool probed;
 	bool ondisk_found;
 	uint64_t ondisk_start; /* bytes */
 	uint64_t ondisk_size;
-	bool kernel_missing;  /* in the on-disk table, unknown to the kernel */
+	bool kernel_missing; /* in the on-disk table, unknown to the kernel */
 };
 
 struct pa_devlist {
@@ -116,7 +117,7 @@ int devlist_add(struct pa_devlist *l, struct pa_dev *d);
 void devlist_free(struct pa_devlist *l);
 struct pa_dev *devlist_find_name(const struct pa_devlist *l, const char *name);
 struct pa_dev *devlist_find_devno(const struct pa_devlist *l, unsigned int major,
-				     unsigned int minor);
+				  unsigned int minor);
 
 /*
  * Does what udev's database says about @d disagree with the device itself?

@@ -21,7 +21,7 @@ struct pa_diags {
 
 /* Record one diagnostic; returns 0 or -ENOMEM. */
 int diag_add(struct pa_diags *l, const char *device, int err, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+    __attribute__((format(printf, 4, 5)));
 void diags_free(struct pa_diags *l);
 
 #endif

@@ -6,11 +6,11 @@
 #ifndef PARTALIGN_EXITCODES_H
 #define PARTALIGN_EXITCODES_H
 
-#define PA_EXIT_OK 0         /* nothing found, nothing to do */
+#define PA_EXIT_OK 0	     /* nothing found, nothing to do */
 #define PA_EXIT_CHANGED 1    /* fix/rules/provision changed something */
 #define PA_EXIT_REBOOT 2     /* written, but the kernel still uses the old table */
 #define PA_EXIT_MISALIGNED 4 /* misalignment found (or left behind) */
-#define PA_EXIT_ERROR 8      /* operational error: missing, unreadable, refused... */
+#define PA_EXIT_ERROR 8	     /* operational error: missing, unreadable, refused... */
 #define PA_EXIT_USAGE 16     /* bad command line or configuration */
 
 #endif

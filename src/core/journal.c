@@ -179,7 +179,8 @@ static int header_text(const struct pa_journal *j, char **out, size_t *len)
 		const struct pa_jmove *v = &j->v[m];
 
 		fprintf(f, "move %u %" PRIu64 " %" PRIu64 " %" PRIu64 " %s %" PRIu64 "\n",
-			v->num, v->from, v->to, v->len, v->save ? "save" : "record", v->chunk);
+			v->num, v->from, v->to, v->len, v->save ? "save" : "record",
+			v->chunk);
 		if (v->entry.has_name)
 			hex_of(v->entry.name, PA_JOURNAL_NAME_LEN, name);
 		fprintf(f, "entry %u %s %s %s\n", v->num,
@@ -191,7 +192,8 @@ static int header_text(const struct pa_journal *j, char **out, size_t *len)
 		free(body);
 		return -ENOMEM;
 	}
-	rc = asprintf(&all, "%scrc32 %08" PRIx32 "\nend\n", body, crc32_update(0, body, blen));
+	rc = asprintf(&all, "%scrc32 %08" PRIx32 "\nend\n", body,
+		      crc32_update(0, body, blen));
 	free(body);
 	if (rc < 0)
 		return -ENOMEM;
@@ -435,7 +437,7 @@ static int split_words(char *line, char **w, int max)
 
 static int parse_line(struct pa_journal *j, char *line, unsigned int *seen)
 {
-	static const char *const keys[] = {"device", "id",    "label", "move-id", "size",
+	static const char *const keys[] = {"device",  "id",    "label", "move-id", "size",
 					   "logical", "chunk", "nonce", "ring"};
 	char *w[8];
 	int nw = split_words(line, w, 7);

@@ -59,9 +59,9 @@
 
 #define PA_JOURNAL_BLOCK 4096u
 #define PA_JOURNAL_HDR_MAX (1u << 20) /* the text header is never longer */
-#define PA_JOURNAL_CHUNK (8u << 20) /* default chunk: large sequential I/O */
+#define PA_JOURNAL_CHUNK (8u << 20)   /* default chunk: large sequential I/O */
 #define PA_JOURNAL_CHUNK_MAX (64u << 20)
-#define PA_JOURNAL_RING 16u	    /* data ring slots of a save move */
+#define PA_JOURNAL_RING 16u /* data ring slots of a save move */
 #define PA_JOURNAL_RING_MAX 64u
 #define PA_JOURNAL_MAX_MOVES 256u
 /* a move saves its chunks when a write can be fewer chunks ahead of its victim */
@@ -76,10 +76,10 @@
 
 /* A moving partition's table entry as it was before the disk was marked. */
 struct pa_jentry {
-	char type[37];	  /* GPT type GUID, or dos "0xNN" */
-	char uuid[37];	  /* GPT unique GUID, "" on dos */
+	char type[37]; /* GPT type GUID, or dos "0xNN" */
+	char uuid[37]; /* GPT unique GUID, "" on dos */
 	unsigned char name[PA_JOURNAL_NAME_LEN];
-	bool has_name;	  /* GPT */
+	bool has_name; /* GPT */
 };
 
 struct pa_jmove {
@@ -97,9 +97,9 @@ struct pa_journal {
 	uint64_t move_id; /* recorded on the disk by the marker; never 0 */
 	uint64_t disk_size;
 	uint32_t logical;
-	uint64_t chunk;	  /* ring slot size: the largest chunk of a save move */
-	uint64_t nonce;	  /* ties progress records and slots to this journal */
-	uint32_t ring;	  /* 0 when no move saves chunks */
+	uint64_t chunk; /* ring slot size: the largest chunk of a save move */
+	uint64_t nonce; /* ties progress records and slots to this journal */
+	uint32_t ring;	/* 0 when no move saves chunks */
 	size_t n;
 	struct pa_jmove *v; /* in the order they are carried out */
 	/* layout, derived from the above by journal_layout() */
@@ -176,7 +176,6 @@ void journal_prog_encode(const struct pa_jprog *r, uint64_t nonce, unsigned char
 int journal_prog_decode(const unsigned char *buf, uint64_t nonce, struct pa_jprog *r);
 void journal_slot_encode(const struct pa_jslot *s, uint64_t nonce, unsigned char *buf);
 int journal_slot_decode(const unsigned char *buf, uint64_t nonce, struct pa_jslot *s);
-
 
 /*
  * Rebuild the steps of @p (computed for the current table) from @j: each

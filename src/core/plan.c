@@ -175,14 +175,16 @@ static int plan_new(struct pa_plan *p, const struct pa_topology *topo,
 		s.old = &t->v[0];
 		s.num = t->v[0].num;
 	} else if (t->label != PA_LABEL_NONE || t->n) {
-		return plan_refuse(p, "not blank: it has a %s partition table with %zu "
-				      "partition%s (use fix without --new)",
+		return plan_refuse(p,
+				   "not blank: it has a %s partition table with %zu "
+				   "partition%s (use fix without --new)",
 				   plan_label_name(t->label), t->n, t->n == 1 ? "" : "s");
 	} else if (t->signature) {
 		p->destroys = true;
 		if (!o->discard_data)
-			return plan_refuse(p, "not blank: the whole device holds %s "
-					      "(--discard-data to wipe it)",
+			return plan_refuse(p,
+					   "not blank: the whole device holds %s "
+					   "(--discard-data to wipe it)",
 					   t->signature);
 	}
 	judge(topo, o, t->disk_size, s.old ? s.old->start : start, &s.before);
@@ -215,16 +217,22 @@ static int plan_moves(struct pa_plan *p, const struct pa_topology *topo,
 		return -ENOMEM;
 	for (i = 0; i < t->n; i++) {
 		const struct pa_entry *e = &t->v[i];
-		struct pa_step s = {.kind = PA_STEP_KEEP, .old = e, .num = e->num,
-				    .new_start = e->start, .new_size = e->size};
+		struct pa_step s = {.kind = PA_STEP_KEEP,
+				    .old = e,
+				    .num = e->num,
+				    .new_start = e->start,
+				    .new_size = e->size};
 
 		if (!e->logical) {
 			order[n++] = e;
 			continue;
 		}
 		if (align_distance(e->start, g, off) != 0) {
-			rc = plan_refuse(p, "partition %u is a dos logical partition: --move-data "
-					    "moves primary and GPT partitions only", e->num);
+			rc = plan_refuse(
+			    p,
+			    "partition %u is a dos logical partition: --move-data "
+			    "moves primary and GPT partitions only",
+			    e->num);
 			goto out;
 		}
 		judge(topo, o, t->disk_size, e->start, &s.before);
@@ -236,21 +244,27 @@ static int plan_moves(struct pa_plan *p, const struct pa_topology *topo,
 
 	for (i = 0; i < n; i++) {
 		const struct pa_entry *e = order[i];
-		struct pa_step s = {.kind = PA_STEP_KEEP, .old = e, .num = e->num,
-				    .new_start = e->start, .new_size = e->size};
+		struct pa_step s = {.kind = PA_STEP_KEEP,
+				    .old = e,
+				    .num = e->num,
+				    .new_start = e->start,
+				    .new_size = e->size};
 		uint64_t down;
 
 		if (e->extended || align_distance(e->start, g, off) == 0) {
 			if (e->start < cursor) {
 				/* the previous partition moved forward into this one */
-				rc = plan_refuse(p, "no room to move partition %u to an aligned start: "
-						    "free %s after partition %u%s%s%s",
-						 prev ? prev->num : 0,
-						 units_amount(cursor - e->start, a, sizeof(a)),
-						 prev ? prev->num : 0, short_before ? " (or " : "",
-						 short_before ? units_amount(short_before, b, sizeof(b))
-							      : "",
-						 short_before ? " before it)" : "");
+				rc = plan_refuse(
+				    p,
+				    "no room to move partition %u to an aligned start: "
+				    "free %s after partition %u%s%s%s",
+				    prev ? prev->num : 0,
+				    units_amount(cursor - e->start, a, sizeof(a)),
+				    prev ? prev->num : 0, short_before ? " (or " : "",
+				    short_before
+					? units_amount(short_before, b, sizeof(b))
+					: "",
+				    short_before ? " before it)" : "");
 				goto out;
 			}
 			short_before = 0;
@@ -262,7 +276,8 @@ static int plan_moves(struct pa_plan *p, const struct pa_topology *topo,
 			} else {
 				if (down >= first)
 					short_before = cursor - down;
-				s.new_start = align_up(e->start > cursor ? e->start : cursor, g, off);
+				s.new_start = align_up(
+				    e->start > cursor ? e->start : cursor, g, off);
 			}
 			s.kind = PA_STEP_MOVE;
 			p->changes++;
@@ -276,15 +291,18 @@ static int plan_moves(struct pa_plan *p, const struct pa_topology *topo,
 	}
 	if (prev && cursor > last + 1) {
 		if (prev->kind == PA_STEP_MOVE)
-			rc = plan_refuse(p, "no room to move partition %u to an aligned start: grow "
-					    "the LUN by %s%s%s%s",
-					 prev->num, units_amount(cursor - last - 1, a, sizeof(a)),
-					 short_before ? " (or free " : "",
-					 short_before ? units_amount(short_before, b, sizeof(b)) : "",
-					 short_before ? " before it)" : "");
+			rc = plan_refuse(
+			    p,
+			    "no room to move partition %u to an aligned start: grow "
+			    "the LUN by %s%s%s%s",
+			    prev->num, units_amount(cursor - last - 1, a, sizeof(a)),
+			    short_before ? " (or free " : "",
+			    short_before ? units_amount(short_before, b, sizeof(b)) : "",
+			    short_before ? " before it)" : "");
 		else
-			rc = plan_refuse(p, "partition %u ends %s beyond the last usable byte",
-					 prev->num, units_amount(cursor - last - 1, a, sizeof(a)));
+			rc = plan_refuse(
+			    p, "partition %u ends %s beyond the last usable byte",
+			    prev->num, units_amount(cursor - last - 1, a, sizeof(a)));
 	}
 out:
 	free(order);
@@ -313,7 +331,8 @@ int plan_table_damage(const struct pa_table *t, char *buf, size_t len)
 	if (!t->pmbr || (!t->gpt_primary && !t->gpt_backup))
 		n = 0;
 	else if (t->gpt_primary && t->gpt_backup)
-		n = snprintf(buf, len, "both GPT copies are damaged (primary: %s; backup: %s)",
+		n = snprintf(buf, len,
+			     "both GPT copies are damaged (primary: %s; backup: %s)",
 			     copy_damage(t->gpt_primary), copy_damage(t->gpt_backup));
 	else if (t->gpt_primary)
 		n = snprintf(buf, len, "the primary GPT %s, the backup is intact",
@@ -334,26 +353,34 @@ static int refuse_odd(struct pa_plan *p, const struct pa_plan_opts *o)
 
 	plan_table_damage(t, dmg, sizeof(dmg));
 	if (t->unreadable && t->broken)
-		return plan_refuse(p, "the partition table is inconsistent: %s; correct it by hand "
-				      "(gdisk, fdisk) or restore a table backup: partalign does not "
-				      "guess which entry is right",
-				   t->broken);
+		return plan_refuse(
+		    p,
+		    "the partition table is inconsistent: %s; correct it by hand "
+		    "(gdisk, fdisk) or restore a table backup: partalign does not "
+		    "guess which entry is right",
+		    t->broken);
 	if (t->unreadable)
-		return plan_refuse(p, "%s: nothing intact to read the table from; restore a table "
-				      "backup (partalign restore) or recover it with gdisk",
-				   dmg);
+		return plan_refuse(
+		    p,
+		    "%s: nothing intact to read the table from; restore a table "
+		    "backup (partalign restore) or recover it with gdisk",
+		    dmg);
 	if (t->label == PA_LABEL_NONE && t->pmbr && t->gpt_primary && !t->gpt_backup)
-		return plan_refuse(p, "%s%s (%zu partition%s): rebuild the primary from it "
-				      "with 'sgdisk -e', or restore a table backup, then run fix "
-				      "again",
-				   o->new_disk ? "not blank: " : "", dmg, t->backup_parts,
-				   t->backup_parts == 1 ? "" : "s");
+		return plan_refuse(
+		    p,
+		    "%s%s (%zu partition%s): rebuild the primary from it "
+		    "with 'sgdisk -e', or restore a table backup, then run fix "
+		    "again",
+		    o->new_disk ? "not blank: " : "", dmg, t->backup_parts,
+		    t->backup_parts == 1 ? "" : "s");
 	if (t->label == PA_LABEL_NONE && t->pmbr && t->gpt_primary && t->gpt_backup &&
 	    !o->new_disk)
-		return plan_refuse(p, "a protective MBR, but %s: a damaged or half-wiped GPT; "
-				      "restore a table backup (partalign restore) or recover it "
-				      "with gdisk",
-				   dmg);
+		return plan_refuse(
+		    p,
+		    "a protective MBR, but %s: a damaged or half-wiped GPT; "
+		    "restore a table backup (partalign restore) or recover it "
+		    "with gdisk",
+		    dmg);
 	return 0;
 }
 
@@ -365,22 +392,27 @@ static int refuse_rewrite(struct pa_plan *p)
 	if (p->refusal || !p->changes || t->label != PA_LABEL_GPT)
 		return 0;
 	if (t->gpt_odd_layout && t->gpt_entries_lba && t->gpt_entries_lba != 2)
-		return plan_refuse(p, "the GPT entry array starts at LBA %" PRIu64 ", not LBA 2: "
-				      "partalign rewrites only the layout parted, fdisk and sgdisk "
-				      "write ('sgdisk -j 2' moves the array back when the "
-				      "partitions leave room)",
-				   t->gpt_entries_lba);
+		return plan_refuse(
+		    p,
+		    "the GPT entry array starts at LBA %" PRIu64 ", not LBA 2: "
+		    "partalign rewrites only the layout parted, fdisk and sgdisk "
+		    "write ('sgdisk -j 2' moves the array back when the "
+		    "partitions leave room)",
+		    t->gpt_entries_lba);
 	if (t->gpt_odd_layout)
-		return plan_refuse(p, "the GPT entry array is not at LBA 2 or larger than 64 "
-				      "MiB: not a layout partalign rewrites");
+		return plan_refuse(
+		    p, "the GPT entry array is not at LBA 2 or larger than 64 "
+		       "MiB: not a layout partalign rewrites");
 	/* a hybrid MBR: libparted writes a plain protective MBR, the dos entry goes */
 	if (t->hybrid_entry)
-		return plan_refuse(p, "sector 0 is a hybrid MBR (dos entry %u, type 0x%02x, "
-				      "beside the protective 0xEE one): the new table would drop "
-				      "it, and whatever boots or reads the disk through it; make it "
-				      "a plain protective MBR first (gdisk: x, n, w) if nothing "
-				      "needs it",
-				   t->hybrid_entry, t->hybrid_type);
+		return plan_refuse(
+		    p,
+		    "sector 0 is a hybrid MBR (dos entry %u, type 0x%02x, "
+		    "beside the protective 0xEE one): the new table would drop "
+		    "it, and whatever boots or reads the disk through it; make it "
+		    "a plain protective MBR first (gdisk: x, n, w) if nothing "
+		    "needs it",
+		    t->hybrid_entry, t->hybrid_type);
 	return 0;
 }
 
@@ -411,20 +443,23 @@ static int plan_recreate(struct pa_plan *p, const struct pa_topology *topo,
 		return -ENOMEM;
 	for (i = 0; i < t->n; i++)
 		if (t->v[i].logical && p->new_label == PA_LABEL_MSDOS) {
-			rc = plan_refuse(p, "partition %u is a dos logical partition: logical "
-					    "partitions cannot be kept in a dos table (drop --label "
-					    "keep to convert to gpt)",
-					 t->v[i].num);
+			rc = plan_refuse(
+			    p,
+			    "partition %u is a dos logical partition: logical "
+			    "partitions cannot be kept in a dos table (drop --label "
+			    "keep to convert to gpt)",
+			    t->v[i].num);
 			goto out;
 		}
 	for (i = 0; i < t->n; i++) {
 		if (t->v[i].extended) {
-			struct pa_step s = {.kind = PA_STEP_DROP, .old = &t->v[i],
-					    .num = t->v[i].num};
+			struct pa_step s = {
+			    .kind = PA_STEP_DROP, .old = &t->v[i], .num = t->v[i].num};
 
 			if (p->new_label == PA_LABEL_MSDOS) {
-				rc = plan_refuse(p, "an empty dos extended partition cannot be "
-						    "kept (drop --label keep)");
+				rc = plan_refuse(
+				    p, "an empty dos extended partition cannot be "
+				       "kept (drop --label keep)");
 				goto out;
 			}
 			if ((rc = add_step(p, &s)) < 0)
@@ -452,16 +487,19 @@ static int plan_recreate(struct pa_plan *p, const struct pa_topology *topo,
 			s.new_size = room / p->place_grain * p->place_grain;
 			s.resized = true;
 			if (s.new_size == 0) {
-				rc = plan_refuse(p, "partition %u does not fit: it needs %s more at "
-						    "the end of the disk",
-						 e->num,
-						 units_amount(e->size - room + p->place_grain, a,
-							      sizeof(a)));
+				rc = plan_refuse(
+				    p,
+				    "partition %u does not fit: it needs %s more at "
+				    "the end of the disk",
+				    e->num,
+				    units_amount(e->size - room + p->place_grain, a,
+						 sizeof(a)));
 				goto out;
 			}
 		}
-		s.kind = s.new_start == e->start && s.new_size == e->size ? PA_STEP_KEEP
-									   : PA_STEP_RECREATE;
+		s.kind = s.new_start == e->start && s.new_size == e->size
+			     ? PA_STEP_KEEP
+			     : PA_STEP_RECREATE;
 		judge(topo, o, t->disk_size, e->start, &s.before);
 		judge(topo, o, t->disk_size, s.new_start, &s.after);
 		if (s.kind == PA_STEP_RECREATE) {
@@ -480,8 +518,9 @@ static int plan_recreate(struct pa_plan *p, const struct pa_topology *topo,
 		for (i = 0; i < p->n; i++)
 			if (p->v[i].kind == PA_STEP_RECREATE && p->v[i].old->signature)
 				break;
-		rc = plan_refuse(p, "partition %u holds %s, which the fix would destroy "
-				    "(--discard-data to wipe it)",
+		rc = plan_refuse(p,
+				 "partition %u holds %s, which the fix would destroy "
+				 "(--discard-data to wipe it)",
 				 p->v[i].num, p->v[i].old->signature);
 	}
 out:
@@ -504,29 +543,37 @@ static int compute(struct pa_table *t, const struct pa_topology *topo,
 
 	policy = align_policy_bytes(&o->grain, topo->logical);
 	if (!policy)
-		return plan_refuse(p, "policy grain %s is not a multiple of the %s logical sector",
-				   units_grain(&o->grain, a, sizeof(a)),
-				   units_exact(topo->logical, b, sizeof(b)));
+		return plan_refuse(
+		    p, "policy grain %s is not a multiple of the %s logical sector",
+		    units_grain(&o->grain, a, sizeof(a)),
+		    units_exact(topo->logical, b, sizeof(b)));
 	if (topo->align_off < 0)
-		return plan_refuse(p, "the kernel reports alignment offset -1: no start can be "
-				      "aligned on this device stack");
+		return plan_refuse(
+		    p, "the kernel reports alignment offset -1: no start can be "
+		       "aligned on this device stack");
 	/* a start off the sector boundary cannot be written: sysfs gave a bogus value */
 	if (topo->logical && (uint64_t)topo->align_off % topo->logical)
-		return plan_refuse(p, "the kernel reports alignment offset %" PRId64 " bytes, not a "
-				      "multiple of the %s logical sector",
-				   topo->align_off, units_exact(topo->logical, b, sizeof(b)));
+		return plan_refuse(
+		    p,
+		    "the kernel reports alignment offset %" PRId64 " bytes, not a "
+		    "multiple of the %s logical sector",
+		    topo->align_off, units_exact(topo->logical, b, sizeof(b)));
 	/* one grain that satisfies the policy, the physical and the optimal checks */
 	p->place_grain = align_lcm(policy, align_physical_grain(topo));
 	if (p->place_grain)
-		p->place_grain = align_lcm(p->place_grain, align_optimal_usable(topo, t->disk_size, &why));
+		p->place_grain = align_lcm(
+		    p->place_grain, align_optimal_usable(topo, t->disk_size, &why));
 	if (!p->place_grain)
-		return plan_refuse(p, "policy grain %s and the device's grains have no common "
-				      "multiple below 16 EiB",
-				   units_grain(&o->grain, a, sizeof(a)));
+		return plan_refuse(
+		    p,
+		    "policy grain %s and the device's grains have no common "
+		    "multiple below 16 EiB",
+		    units_grain(&o->grain, a, sizeof(a)));
 	p->place_offset = (uint64_t)topo->align_off % p->place_grain;
 
 	if (o->move_data && !o->new_disk)
-		p->new_label = t->label; /* the data moves, the table only changes starts */
+		p->new_label =
+		    t->label; /* the data moves, the table only changes starts */
 	else if (o->new_disk)
 		p->new_label = PA_LABEL_GPT;
 	else if (t->label == PA_LABEL_MSDOS && o->keep_label)
@@ -540,9 +587,11 @@ static int compute(struct pa_table *t, const struct pa_topology *topo,
 	if (o->new_disk)
 		return plan_new(p, topo, o, first, last);
 	if (t->label == PA_LABEL_NONE)
-		return plan_refuse(p, "no partition table (fix --new partitions a blank disk)");
+		return plan_refuse(
+		    p, "no partition table (fix --new partitions a blank disk)");
 	if (t->label == PA_LABEL_OTHER)
-		return plan_refuse(p, "partition table type not supported (only gpt and dos)");
+		return plan_refuse(
+		    p, "partition table type not supported (only gpt and dos)");
 	/* a cursor past the disk would be pushed past 2^64 by align_up() */
 	if (p->place_grain > t->disk_size)
 		return plan_refuse(p, "placement grain %s is larger than the disk",
@@ -562,10 +611,11 @@ static int refuse_dev(char **out, const struct pa_dev *d)
 	if (d->mountpoints) {
 		nl = strchr(d->mountpoints, '\n');
 		return asprintf(out, "%s is mounted on %.*s", d->name,
-				nl ? (int)(nl - d->mountpoints) : (int)strlen(d->mountpoints),
+				nl ? (int)(nl - d->mountpoints)
+				   : (int)strlen(d->mountpoints),
 				d->mountpoints) < 0
-			       ? -ENOMEM
-			       : 1;
+			   ? -ENOMEM
+			   : 1;
 	}
 	return 0;
 }
@@ -601,9 +651,13 @@ char *plan_refusal_in_use(const struct pa_devlist *l, const struct pa_dev *disk)
 	if (disk->is_path) {
 		const struct pa_dev *m = disk->map;
 
-		if (asprintf(&out, "%s is a multipath path of %s%s%s%s: fix the map, not a path",
-			     disk->name, m ? m->name : "a map", m && m->dm_name ? " (/dev/mapper/" : "",
-			     m && m->dm_name ? m->dm_name : "", m && m->dm_name ? ")" : "") < 0)
+		if (asprintf(
+			&out,
+			"%s is a multipath path of %s%s%s%s: fix the map, not a path",
+			disk->name, m ? m->name : "a map",
+			m && m->dm_name ? " (/dev/mapper/" : "",
+			m && m->dm_name ? m->dm_name : "",
+			m && m->dm_name ? ")" : "") < 0)
 			return NULL;
 		return out;
 	}
@@ -667,8 +721,8 @@ char *plan_refusal_map_in_use(const struct pa_devlist *l, const struct pa_dev *m
 			continue;
 		parts++;
 		if (opens[i] > 0) {
-			if (asprintf(&why, "%s (partition map %u of %s) is open: in use", d->name,
-				     d->partno, map->name) < 0)
+			if (asprintf(&why, "%s (partition map %u of %s) is open: in use",
+				     d->name, d->partno, map->name) < 0)
 				why = NULL;
 			return why;
 		}

@@ -37,12 +37,12 @@ struct pa_entry {
 	unsigned int num;
 	uint64_t start;
 	uint64_t size;
-	bool logical;      /* msdos logical partition */
-	bool extended;     /* msdos extended container */
-	char *name;        /* GPT name */
-	char *type;        /* GPT type GUID or msdos system id, for display */
-	char *uuid;        /* GPT unique GUID (PARTUUID), NULL on dos */
-	char *signature;   /* what libblkid found at the start: xfs, LVM2_member... */
+	bool logical;	 /* msdos logical partition */
+	bool extended;	 /* msdos extended container */
+	char *name;	 /* GPT name */
+	char *type;	 /* GPT type GUID or msdos system id, for display */
+	char *uuid;	 /* GPT unique GUID (PARTUUID), NULL on dos */
+	char *signature; /* what libblkid found at the start: xfs, LVM2_member... */
 };
 
 struct pa_table {
@@ -52,34 +52,34 @@ struct pa_table {
 	uint64_t first_usable; /* first byte a partition may use in the NEW label */
 	uint64_t last_usable;  /* last byte (inclusive) a partition may use */
 	char *signature;       /* no table: what the whole device holds */
-	bool damaged;          /* one GPT copy is corrupt; read from the other */
+	bool damaged;	       /* one GPT copy is corrupt; read from the other */
 	/* sector 0 and both GPT copies checked raw, whatever libparted made of them */
-	bool pmbr;                     /* a protective 0xEE entry in sector 0 */
-	enum pa_gpt_copy gpt_primary;  /* PA_GPT_OK unless pmbr */
+	bool pmbr;		      /* a protective 0xEE entry in sector 0 */
+	enum pa_gpt_copy gpt_primary; /* PA_GPT_OK unless pmbr */
 	enum pa_gpt_copy gpt_backup;
-	size_t backup_parts;           /* primary not valid: used entries of the backup */
-	unsigned int hybrid_entry;     /* a dos entry (1-4) beside the 0xEE one: hybrid */
-	unsigned int hybrid_type;      /* its system id */
-	bool gpt_odd_layout;           /* entry array not at LBA 2 (or over 64 MiB) */
-	uint64_t gpt_entries_lba;      /* where it is, when known */
-	bool unreadable;               /* libparted could not read the table at all */
-	char *broken;                  /* why, when the entries tell (overlap, past end) */
+	size_t backup_parts;	   /* primary not valid: used entries of the backup */
+	unsigned int hybrid_entry; /* a dos entry (1-4) beside the 0xEE one: hybrid */
+	unsigned int hybrid_type;  /* its system id */
+	bool gpt_odd_layout;	   /* entry array not at LBA 2 (or over 64 MiB) */
+	uint64_t gpt_entries_lba;  /* where it is, when known */
+	bool unreadable;	   /* libparted could not read the table at all */
+	char *broken;		   /* why, when the entries tell (overlap, past end) */
 	size_t n;
 	struct pa_entry *v;
 	/* the move marker (core/marker.h) the table carries, if any */
 	bool marked;
-	uint64_t move_id;      /* GPT: 64 bits; dos: the low 32 (move_id32) */
+	uint64_t move_id; /* GPT: 64 bits; dos: the low 32 (move_id32) */
 	bool move_id32;
-	char *move_journal;    /* where the marker says the journal is; NULL */
-	char ident[48];        /* "gpt:<disk GUID>", "dos:<signature>", "" unknown */
+	char *move_journal; /* where the marker says the journal is; NULL */
+	char ident[48];	    /* "gpt:<disk GUID>", "dos:<signature>", "" unknown */
 };
 
 enum pa_step_kind {
-	PA_STEP_KEEP,     /* already on the grain: untouched */
+	PA_STEP_KEEP,	  /* already on the grain: untouched */
 	PA_STEP_RECREATE, /* re-created at a new start; content not preserved */
-	PA_STEP_CREATE,   /* fix --new: a new partition on a blank disk */
-	PA_STEP_DROP,     /* msdos extended container, gone in GPT */
-	PA_STEP_MOVE,     /* --move-data: content moved to the new start, entry kept */
+	PA_STEP_CREATE,	  /* fix --new: a new partition on a blank disk */
+	PA_STEP_DROP,	  /* msdos extended container, gone in GPT */
+	PA_STEP_MOVE,	  /* --move-data: content moved to the new start, entry kept */
 };
 
 struct pa_step {
@@ -96,21 +96,21 @@ struct pa_step {
 struct pa_plan_opts {
 	struct pa_grain grain;
 	bool keep_label;   /* --label keep: an msdos table stays msdos */
-	bool new_disk;     /* fix --new */
+	bool new_disk;	   /* fix --new */
 	bool discard_data; /* signatures may be destroyed */
-	bool move_data;    /* move misaligned partitions' content; label and sizes kept */
+	bool move_data;	   /* move misaligned partitions' content; label and sizes kept */
 };
 
 struct pa_plan {
-	struct pa_table table;      /* the current table (owned) */
+	struct pa_table table; /* the current table (owned) */
 	enum pa_label new_label;
-	uint64_t place_grain;       /* lcm(policy, physical, optimal) in bytes */
-	uint64_t place_offset;      /* the device alignment offset it is measured from */
+	uint64_t place_grain;  /* lcm(policy, physical, optimal) in bytes */
+	uint64_t place_offset; /* the device alignment offset it is measured from */
 	size_t n;
 	struct pa_step *v;
-	unsigned int changes;       /* steps that are not KEEP; >= 1 for a damaged table */
-	char *refusal;              /* why the disk must not be touched; NULL if it may */
-	bool destroys;              /* some step overwrites a signature */
+	unsigned int changes; /* steps that are not KEEP; >= 1 for a damaged table */
+	char *refusal;	      /* why the disk must not be touched; NULL if it may */
+	bool destroys;	      /* some step overwrites a signature */
 };
 
 /* Usable byte range of a label on a disk of @size bytes with @logical sectors. */
@@ -165,7 +165,8 @@ char *plan_refusal_map_in_use(const struct pa_devlist *l, const struct pa_dev *m
 int plan_table_damage(const struct pa_table *t, char *buf, size_t len);
 
 /* Set p->refusal (first one wins) from a printf format; -ENOMEM on failure. */
-int plan_refuse(struct pa_plan *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int plan_refuse(struct pa_plan *p, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 void plan_free(struct pa_plan *p);
 

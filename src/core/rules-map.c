@@ -108,25 +108,24 @@ static int entry_check(const char *name, const char *device, const char *owner,
 	if (owner && !rules_account_is_valid(owner)) {
 		bad = 1;
 		rc = diag_add(diags, origin, 0,
-				 "owner '%s' of %s is not a valid user name",
-				 shown(owner, b, sizeof(b)), name);
+			      "owner '%s' of %s is not a valid user name",
+			      shown(owner, b, sizeof(b)), name);
 		if (rc < 0)
 			return rc;
 	}
 	if (group && !rules_account_is_valid(group)) {
 		bad = 1;
 		rc = diag_add(diags, origin, 0,
-				 "group '%s' of %s is not a valid group name",
-				 shown(group, b, sizeof(b)), name);
+			      "group '%s' of %s is not a valid group name",
+			      shown(group, b, sizeof(b)), name);
 		if (rc < 0)
 			return rc;
 	}
 	if (mode && !rules_mode_normalize(mode, normmode)) {
 		bad = 1;
-		rc = diag_add(
-		    diags, origin, 0,
-		    "mode '%s' of %s: expected 3 or 4 octal digits, e.g. 0660",
-		    shown(mode, b, sizeof(b)), name);
+		rc = diag_add(diags, origin, 0,
+			      "mode '%s' of %s: expected 3 or 4 octal digits, e.g. 0660",
+			      shown(mode, b, sizeof(b)), name);
 		if (rc < 0)
 			return rc;
 	}
@@ -175,7 +174,7 @@ int rules_map_add_arg(struct rules_map *m, const char *arg, struct pa_diags *dia
 
 	if (!eq || eq == arg || !eq[1])
 		return diag_add(diags, "--disk", 0, "'%s': expected NAME=DEVICE",
-				   shown(arg, b, sizeof(b)))
+				shown(arg, b, sizeof(b)))
 			   ?: -EINVAL;
 	name = strndup(arg, (size_t)(eq - arg));
 	if (!name)
@@ -209,7 +208,7 @@ int rules_map_parse(struct rules_map *m, const char *text, const char *file,
 		rc = 0;
 		if (nf == 1 || nf > 5) {
 			rc = diag_add(diags, origin, 0,
-					 "expected 'name device [owner [group [mode]]]'");
+				      "expected 'name device [owner [group [mode]]]'");
 			if (rc == 0)
 				rc = -EINVAL;
 		} else if (nf >= 2) {

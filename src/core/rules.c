@@ -178,7 +178,8 @@ bool rules_name_is_valid(const char *s)
 	if (!isalnum((unsigned char)s[0]) && s[0] != '_')
 		return false;
 	for (i = 0; i < n; i++)
-		if (!isascii((unsigned char)s[i]) || !rules_name_char((unsigned char)s[i]))
+		if (!isascii((unsigned char)s[i]) ||
+		    !rules_name_char((unsigned char)s[i]))
 			return false;
 	return true;
 }
@@ -190,7 +191,8 @@ bool rules_account_is_valid(const char *s)
 	if (n == 0 || n > 32 || s[0] == '-')
 		return false;
 	for (i = 0; i < n; i++)
-		if (!isascii((unsigned char)s[i]) || !rules_name_char((unsigned char)s[i]))
+		if (!isascii((unsigned char)s[i]) ||
+		    !rules_name_char((unsigned char)s[i]))
 			return false;
 	return true;
 }
@@ -552,9 +554,8 @@ static int choose_part(const struct pa_dev *d, enum rules_match *m, const char *
 		       const char *serial, struct pa_diags *diags)
 {
 	const char *asked = rules_match_name(*m);
-	bool gpt =
-	    d->part_uuid && (d->part_scheme ? strcmp(d->part_scheme, "gpt") == 0
-					    : strlen(d->part_uuid) == 36);
+	bool gpt = d->part_uuid && (d->part_scheme ? strcmp(d->part_scheme, "gpt") == 0
+						   : strlen(d->part_uuid) == 36);
 
 	*devtype = RULES_DEVTYPE_PARTITION;
 	if (*m == RULES_MATCH_AUTO)
@@ -571,25 +572,22 @@ static int choose_part(const struct pa_dev *d, enum rules_match *m, const char *
 		    no_id_hint(d));
 	case RULES_MATCH_PARTUUID:
 		if (!d->part_uuid)
-			return refuse(
-			    diags, d, ENODATA,
-			    "--match partuuid: the partition has no PARTUUID "
-			    "(ID_PART_ENTRY_UUID)");
+			return refuse(diags, d, ENODATA,
+				      "--match partuuid: the partition has no PARTUUID "
+				      "(ID_PART_ENTRY_UUID)");
 		*value = d->part_uuid;
 		return 0;
 	case RULES_MATCH_WWN:
 	case RULES_MATCH_SERIAL:
 		*value = *m == RULES_MATCH_WWN ? wwn : serial;
 		if (!*value)
-			return refuse(
-			    diags, d, ENODATA,
-			    "--match %s: udev knows no %s of its disk (%s)",
-			    asked, match_prop(*m), no_id_hint(d));
+			return refuse(diags, d, ENODATA,
+				      "--match %s: udev knows no %s of its disk (%s)",
+				      asked, match_prop(*m), no_id_hint(d));
 		if (!d->partno)
-			return refuse(
-			    diags, d, EINVAL,
-			    "--match %s: the partition number is not known",
-			    asked);
+			return refuse(diags, d, EINVAL,
+				      "--match %s: the partition number is not known",
+				      asked);
 		*partn = d->partno;
 		return 0;
 	case RULES_MATCH_DMUUID:
@@ -607,17 +605,15 @@ static int choose_dm(const struct pa_dev *d, enum rules_match *m, const char **v
 
 	*devtype = RULES_DEVTYPE_ANY;
 	if (d->kind == PA_KIND_MPATH && d->nparts)
-		return refuse(
-		    diags, d, EINVAL,
-		    "multipath map %s holds %u partition(s): name a partition, "
-		    "not the whole map",
-		    map_label(d), d->nparts);
+		return refuse(diags, d, EINVAL,
+			      "multipath map %s holds %u partition(s): name a partition, "
+			      "not the whole map",
+			      map_label(d), d->nparts);
 	if (*m != RULES_MATCH_AUTO && *m != RULES_MATCH_DMUUID)
-		return refuse(
-		    diags, d, EINVAL,
-		    "--match %s cannot name a device-mapper device: udev "
-		    "matches it by DM_UUID (--match dm-uuid or auto)",
-		    asked);
+		return refuse(diags, d, EINVAL,
+			      "--match %s cannot name a device-mapper device: udev "
+			      "matches it by DM_UUID (--match dm-uuid or auto)",
+			      asked);
 	*m = RULES_MATCH_DMUUID;
 	*value = d->dm_uuid;
 	return 0;
@@ -840,8 +836,8 @@ int rules_set_check(const struct rules_set *s, const struct pa_devlist *l,
 			if (s->v[j].dev == r->dev) {
 				bad = 1;
 				rc = diag_add(diags, r->dev->path, 0,
-						 "two names for one device: %s and %s",
-						 s->v[j].name, r->name);
+					      "two names for one device: %s and %s",
+					      s->v[j].name, r->name);
 				if (rc < 0)
 					return rc;
 			}

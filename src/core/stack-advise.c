@@ -61,7 +61,7 @@ static void member_list(const struct pa_stack *s, const struct pa_stack_dev *d, 
 }
 
 int stack_advise(const struct pa_stack *s, unsigned int dev,
-		    const struct pa_stack_verdict *v, char *buf, size_t len)
+		 const struct pa_stack_verdict *v, char *buf, size_t len)
 {
 	const struct pa_stack_dev *b;
 	uint64_t g = v->fix_grain ? v->fix_grain : v->grain, p;
@@ -82,7 +82,8 @@ int stack_advise(const struct pa_stack *s, unsigned int dev,
 	b = &s->dev[v->blame_dev];
 	switch (v->blame) {
 	case PA_TERM_PART_START:
-		snprintf(buf, len, "partalign-apply plan /dev/%s", stack_dev_name(s, b->lower));
+		snprintf(buf, len, "partalign-apply plan /dev/%s",
+			 stack_dev_name(s, b->lower));
 		break;
 	case PA_TERM_PE_START: {
 		/* the PV's own device must start on the grain too: else an offset */
@@ -99,7 +100,8 @@ int stack_advise(const struct pa_stack *s, unsigned int dev,
 		snprintf(buf, len,
 			 "pvcreate --dataalignment %s%s NEWPV; vgextend %s NEWPV; "
 			 "pvmove /dev/%s NEWPV; vgreduce %s /dev/%s",
-			 lvm_size(g, x, sizeof(x)), z, vg, stack_dev_name(s, v->blame_dev), vg,
+			 lvm_size(g, x, sizeof(x)), z, vg,
+			 stack_dev_name(s, v->blame_dev), vg,
 			 stack_dev_name(s, v->blame_dev));
 		break;
 	}
@@ -186,13 +188,13 @@ static int fs_geom(uint32_t unit, uint32_t width, uint32_t blocksize, const char
 }
 
 int stack_fs_xfs(uint32_t sb_unit, uint32_t sb_width, uint32_t blocksize,
-		   struct pa_fs_geom *g)
+		 struct pa_fs_geom *g)
 {
 	return fs_geom(sb_unit, sb_width, blocksize, "XFS", g);
 }
 
 int stack_fs_ext4(uint32_t stride, uint32_t stripe_width, uint32_t blocksize,
-		    struct pa_fs_geom *g)
+		  struct pa_fs_geom *g)
 {
 	return fs_geom(stride, stripe_width, blocksize, "ext4", g);
 }
@@ -221,8 +223,8 @@ static void fs_fix(const struct pa_fs_geom *g, uint64_t min_io, uint64_t opt_io,
 }
 
 enum pa_verdict stack_fs_check(const struct pa_fs_geom *g, uint64_t min_io,
-				 uint64_t opt_io, char *reason, size_t len, char *fix,
-				 size_t fixlen)
+			       uint64_t opt_io, char *reason, size_t len, char *fix,
+			       size_t fixlen)
 {
 	const char *fs = g->fs ? g->fs : "the file system";
 	bool ext4 = g->fs && !strcmp(g->fs, "ext4");
@@ -256,21 +258,21 @@ enum pa_verdict stack_fs_check(const struct pa_fs_geom *g, uint64_t min_io,
 		return PA_VERDICT_MISALIGNED;
 	}
 	if (g->width % opt_io) {
-		stack_reason_add(reason, len, "%s %s %s, the device's optimal I/O is %s", fs,
-			   wn, units_exact(g->width, a, sizeof(a)),
-			   units_exact(opt_io, b, sizeof(b)));
+		stack_reason_add(reason, len, "%s %s %s, the device's optimal I/O is %s",
+				 fs, wn, units_exact(g->width, a, sizeof(a)),
+				 units_exact(opt_io, b, sizeof(b)));
 		v = PA_VERDICT_MISALIGNED;
 	}
 	if (min_io && g->unit % min_io) {
-		stack_reason_add(reason, len, "%s %s %s, the device's minimum I/O is %s", fs,
-			   un, units_exact(g->unit, a, sizeof(a)),
-			   units_exact(min_io, b, sizeof(b)));
+		stack_reason_add(reason, len, "%s %s %s, the device's minimum I/O is %s",
+				 fs, un, units_exact(g->unit, a, sizeof(a)),
+				 units_exact(min_io, b, sizeof(b)));
 		v = PA_VERDICT_MISALIGNED;
 	}
 	if (g->width % g->unit) {
-		stack_reason_add(reason, len, "%s %s %s is no multiple of its %s %s", fs, wn,
-			   units_exact(g->width, a, sizeof(a)), un,
-			   units_exact(g->unit, b, sizeof(b)));
+		stack_reason_add(reason, len, "%s %s %s is no multiple of its %s %s", fs,
+				 wn, units_exact(g->width, a, sizeof(a)), un,
+				 units_exact(g->unit, b, sizeof(b)));
 		v = PA_VERDICT_MISALIGNED;
 	}
 	if (v == PA_VERDICT_OK && fix && fixlen)

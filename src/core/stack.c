@@ -390,18 +390,18 @@ static enum pa_verdict judge(struct ctx *c, const struct walk *w, unsigned int s
 	units_exact(x, at, sizeof(at));
 	if (!w->n) {
 		stack_reason_add(v->reason, sizeof(v->reason),
-			   "byte 0 of %s is no multiple of the %s %s", stack_dev_name(s, space),
-			   g, what);
+				 "byte 0 of %s is no multiple of the %s %s",
+				 stack_dev_name(s, space), g, what);
 		return PA_VERDICT_MISALIGNED;
 	}
 	term_text(s, &w->t[blame], t1, sizeof(t1));
 	sum = base + w->t[blame].value;
 	if (blame == 0) {
 		stack_reason_add(v->reason, sizeof(v->reason),
-			   "%s: %s is no multiple of the %s %s%s%s%s", t1,
-			   units_exact(sum, t0, sizeof(t0)), g, what,
-			   blame + 1 < w->n ? " (the segment lands at " : "",
-			   blame + 1 < w->n ? at : "", blame + 1 < w->n ? ")" : "");
+				 "%s: %s is no multiple of the %s %s%s%s%s", t1,
+				 units_exact(sum, t0, sizeof(t0)), g, what,
+				 blame + 1 < w->n ? " (the segment lands at " : "",
+				 blame + 1 < w->n ? at : "", blame + 1 < w->n ? ")" : "");
 	} else {
 		const struct term *p = &w->t[blame - 1];
 		char b[32], s2[32];
@@ -415,12 +415,13 @@ static enum pa_verdict judge(struct ctx *c, const struct walk *w, unsigned int s
 				 stack_dev_name(s, p->dev), b);
 		else
 			snprintf(t0, sizeof(t0), "%s %s at %s",
-				 stack_kind_word(s->dev[p->dev].kind), stack_dev_name(s, p->dev), b);
+				 stack_kind_word(s->dev[p->dev].kind),
+				 stack_dev_name(s, p->dev), b);
 		stack_reason_add(v->reason, sizeof(v->reason),
-			   "%s on %s: %s is no multiple of the %s %s%s%s%s", t1, t0,
-			   units_exact(sum, s2, sizeof(s2)), g, what,
-			   blame + 1 < w->n ? " (the segment lands at " : "",
-			   blame + 1 < w->n ? at : "", blame + 1 < w->n ? ")" : "");
+				 "%s on %s: %s is no multiple of the %s %s%s%s%s", t1, t0,
+				 units_exact(sum, s2, sizeof(s2)), g, what,
+				 blame + 1 < w->n ? " (the segment lands at " : "",
+				 blame + 1 < w->n ? at : "", blame + 1 < w->n ? ")" : "");
 	}
 	if (sev > c->blame_sev) {
 		/* the most severe miss is the one to blame (and to advise on) */
@@ -482,8 +483,8 @@ static void judge_disk(struct ctx *c, const struct walk *w, unsigned int disk, u
 	if (cannot) {
 		phys = PA_VERDICT_MISALIGNED;
 		stack_reason_add(v->reason, sizeof(v->reason),
-			   "%s: the kernel reports alignment offset -1",
-			   stack_dev_name(c->s, disk));
+				 "%s: the kernel reports alignment offset -1",
+				 stack_dev_name(c->s, disk));
 	} else {
 		snprintf(what, sizeof(what), "physical sector and minimum I/O of %s",
 			 stack_dev_name(c->s, disk));
@@ -493,7 +494,8 @@ static void judge_disk(struct ctx *c, const struct walk *w, unsigned int disk, u
 		opt = PA_VERDICT_MISALIGNED; /* as align_check(): nothing is aligned there
 					      */
 	} else if (og) {
-		snprintf(what, sizeof(what), "optimal I/O of %s", stack_dev_name(c->s, disk));
+		snprintf(what, sizeof(what), "optimal I/O of %s",
+			 stack_dev_name(c->s, disk));
 		opt = judge(c, w, disk, x, og, off, what, fix, 2);
 	} else {
 		opt = PA_VERDICT_NA;
@@ -516,14 +518,15 @@ static void judge_disk(struct ctx *c, const struct walk *w, unsigned int disk, u
 			    v->reason, sizeof(v->reason),
 			    "chunk %s of %s is no multiple of the %s physical sector and "
 			    "minimum I/O of %s",
-			    a, m, units_exact(pg, b, sizeof(b)), stack_dev_name(c->s, disk));
+			    a, m, units_exact(pg, b, sizeof(b)),
+			    stack_dev_name(c->s, disk));
 		}
 		if (og && w->chunk % og && og % w->chunk) {
 			opt = PA_VERDICT_MISALIGNED;
-			stack_reason_add(v->reason, sizeof(v->reason),
-				   "chunk %s of %s straddles the %s optimal I/O of %s", a,
-				   m, units_exact(og, b, sizeof(b)),
-				   stack_dev_name(c->s, disk));
+			stack_reason_add(
+			    v->reason, sizeof(v->reason),
+			    "chunk %s of %s straddles the %s optimal I/O of %s", a, m,
+			    units_exact(og, b, sizeof(b)), stack_dev_name(c->s, disk));
 		}
 		sev = w->chunk % pg ? 4 : og && w->chunk % og && og % w->chunk ? 2 : 0;
 		if (sev > c->blame_sev) {
@@ -781,7 +784,7 @@ static int descend(struct ctx *c, unsigned int dev, uint64_t x, struct walk w)
 }
 
 int stack_check_dev(const struct pa_stack *s, unsigned int dev,
-		       const struct pa_grain *policy, struct pa_stack_verdict *out)
+		    const struct pa_grain *policy, struct pa_stack_verdict *out)
 {
 	const struct pa_stack_dev *d;
 	unsigned int bad, k, nseg;
@@ -819,8 +822,7 @@ int stack_check_dev(const struct pa_stack *s, unsigned int dev,
 	return 0;
 }
 
-bool stack_extent_ok(const struct pa_stack_dev *lv, uint64_t grain, char *why,
-			size_t len)
+bool stack_extent_ok(const struct pa_stack_dev *lv, uint64_t grain, char *why, size_t len)
 {
 	char a[32], b[32];
 

@@ -180,7 +180,7 @@ int stack_validate(const struct pa_stack *s, unsigned int *bad);
  * walk exceeds PA_STACK_STEPS_MAX).
  */
 int stack_check_dev(const struct pa_stack *s, unsigned int dev,
-		       const struct pa_grain *policy, struct pa_stack_verdict *out);
+		    const struct pa_grain *policy, struct pa_stack_verdict *out);
 
 /*
  * An LV's volume group: does its extent size keep later LVs on @grain (the
@@ -188,7 +188,7 @@ int stack_check_dev(const struct pa_stack *s, unsigned int dev,
  * a multiple of @grain; otherwise a reason is written to @why.
  */
 bool stack_extent_ok(const struct pa_stack_dev *lv, uint64_t grain, char *why,
-			size_t len);
+		     size_t len);
 
 /*
  * The command that would fix what @v blames, for a layer partalign does not
@@ -198,7 +198,7 @@ bool stack_extent_ok(const struct pa_stack_dev *lv, uint64_t grain, char *why,
  * string when nothing is blamed.  Returns 0, or -EINVAL / -ERANGE.
  */
 int stack_advise(const struct pa_stack *s, unsigned int dev,
-		    const struct pa_stack_verdict *v, char *buf, size_t len);
+		 const struct pa_stack_verdict *v, char *buf, size_t len);
 
 /* File-system stripe geometry, in bytes (0: the file system has none). */
 struct pa_fs_geom {
@@ -211,9 +211,9 @@ struct pa_fs_geom {
 /* From superblock numbers: XFS sb_unit/sb_width and ext4 s_raid_stride/
    s_raid_stripe_width, all in file-system blocks of @blocksize bytes. */
 int stack_fs_xfs(uint32_t sb_unit, uint32_t sb_width, uint32_t blocksize,
-		   struct pa_fs_geom *g);
+		 struct pa_fs_geom *g);
 int stack_fs_ext4(uint32_t stride, uint32_t stripe_width, uint32_t blocksize,
-		    struct pa_fs_geom *g);
+		  struct pa_fs_geom *g);
 
 /*
  * The file system's geometry against the device it sits on (its minimum and
@@ -226,7 +226,7 @@ int stack_fs_ext4(uint32_t stride, uint32_t stripe_width, uint32_t blocksize,
  * I/O is 192 KiB"); @fix gets the mkfs command that would match (may be NULL).
  */
 enum pa_verdict stack_fs_check(const struct pa_fs_geom *g, uint64_t min_io,
-				 uint64_t opt_io, char *reason, size_t len, char *fix,
-				 size_t fixlen);
+			       uint64_t opt_io, char *reason, size_t len, char *fix,
+			       size_t fixlen);
 
 #endif

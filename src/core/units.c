@@ -17,15 +17,15 @@ static const struct {
 	const char *name;
 	uint64_t mult;
 } units[] = {
-	{"B", 1},
-	{"kB", 1000ull},
-	{"MB", 1000ull * 1000},
-	{"GB", 1000ull * 1000 * 1000},
-	{"TB", 1000ull * 1000 * 1000 * 1000},
-	{"KiB", 1ull << 10},
-	{"MiB", 1ull << 20},
-	{"GiB", 1ull << 30},
-	{"TiB", 1ull << 40},
+    {"B", 1},
+    {"kB", 1000ull},
+    {"MB", 1000ull * 1000},
+    {"GB", 1000ull * 1000 * 1000},
+    {"TB", 1000ull * 1000 * 1000 * 1000},
+    {"KiB", 1ull << 10},
+    {"MiB", 1ull << 20},
+    {"GiB", 1ull << 30},
+    {"TiB", 1ull << 40},
 };
 
 int units_parse_grain(const char *s, struct pa_grain *g)
@@ -91,7 +91,8 @@ const char *units_exact(uint64_t bytes, char *buf, size_t len)
 
 const char *units_amount(uint64_t bytes, char *buf, size_t len)
 {
-	static const char *const names[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+	static const char *const names[] = {"B",   "KiB", "MiB", "GiB",
+					    "TiB", "PiB", "EiB"};
 	uint64_t unit = 1, tenths;
 	size_t i = 0;
 
@@ -123,7 +124,8 @@ const char *units_amount(uint64_t bytes, char *buf, size_t len)
 const char *units_grain(const struct pa_grain *g, char *buf, size_t len)
 {
 	if (g->sectors)
-		snprintf(buf, len, "%" PRIu64 " sector%s", g->value, g->value == 1 ? "" : "s");
+		snprintf(buf, len, "%" PRIu64 " sector%s", g->value,
+			 g->value == 1 ? "" : "s");
 	else
 		units_exact(g->value, buf, len);
 	return buf;

@@ -56,8 +56,8 @@ union dm_req {
 };
 
 /* Ask /dev/mapper/control @cmd about the device @major:@minor; 0 or -errno. */
-static int dm_ask(unsigned long cmd, unsigned int major, unsigned int minor, uint32_t flags,
-		  union dm_req *req)
+static int dm_ask(unsigned long cmd, unsigned int major, unsigned int minor,
+		  uint32_t flags, union dm_req *req)
 {
 	int fd, rc = 0;
 
@@ -124,8 +124,8 @@ int scan_dm_table_text(unsigned int major, unsigned int minor, char **text)
 		params = req.buf + p + sizeof(spec);
 		room = sizeof(req.buf) - (p + sizeof(spec));
 		fprintf(f, "%llu %llu %.*s %.*s\n", (unsigned long long)spec.sector_start,
-			(unsigned long long)spec.length, (int)strnlen(spec.target_type,
-								 sizeof(spec.target_type)),
+			(unsigned long long)spec.length,
+			(int)strnlen(spec.target_type, sizeof(spec.target_type)),
 			spec.target_type, (int)strnlen(params, room), params);
 		if (!spec.next)
 			break;
@@ -149,7 +149,8 @@ int scan_dm_table_text_start(const char *text, uint64_t *start)
 	/* one target only: a second line is something else than a kpartx map */
 	if (nl && nl[1] != '\0')
 		return -EOPNOTSUPP;
-	if (sscanf(text, "%llu %llu %31s %u:%u %llu", &s0, &len, type, &ma, &mi, &off) != 6 ||
+	if (sscanf(text, "%llu %llu %31s %u:%u %llu", &s0, &len, type, &ma, &mi, &off) !=
+		6 ||
 	    s0 != 0 || strcmp(type, "linear") != 0)
 		return -EOPNOTSUPP;
 	*start = (uint64_t)off * 512;

@@ -20,9 +20,10 @@ static void unescape(char *s)
 	char *o = s;
 
 	while (*s) {
-		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
-		    s[3] >= '0' && s[3] <= '7') {
-			*o++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' &&
+		    s[2] <= '7' && s[3] >= '0' && s[3] <= '7') {
+			*o++ =
+			    (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
 			s += 4;
 		} else {
 			*o++ = *s++;
@@ -31,7 +32,8 @@ static void unescape(char *s)
 	*o = '\0';
 }
 
-static int add_mount(struct pa_devlist *l, unsigned int ma, unsigned int mi, const char *mp)
+static int add_mount(struct pa_devlist *l, unsigned int ma, unsigned int mi,
+		     const char *mp)
 {
 	struct pa_dev *d = devlist_find_devno(l, ma, mi);
 

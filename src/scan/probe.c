@@ -149,16 +149,21 @@ int scan_probe_disk(struct pa_devlist *l, struct pa_dev *w, struct pa_diags *dia
 			if ((unsigned int)blkid_partition_get_partno(bp) == p->partno) {
 				/* the table knows what udev would have told */
 				if (!p->part_name && blkid_partition_get_name(bp))
-					p->part_name = strdup(blkid_partition_get_name(bp));
+					p->part_name =
+					    strdup(blkid_partition_get_name(bp));
 				if (!p->part_uuid && blkid_partition_get_uuid(bp))
-					p->part_uuid = strdup(blkid_partition_get_uuid(bp));
+					p->part_uuid =
+					    strdup(blkid_partition_get_uuid(bp));
 				/* the disk's own, against udev's (a stale database) */
 				if (!p->ondisk_uuid && blkid_partition_get_uuid(bp))
-					p->ondisk_uuid = strdup(blkid_partition_get_uuid(bp));
+					p->ondisk_uuid =
+					    strdup(blkid_partition_get_uuid(bp));
 				disk_type(p, bp);
 				p->ondisk_found = true;
-				p->ondisk_start = (uint64_t)blkid_partition_get_start(bp) * 512;
-				p->ondisk_size = (uint64_t)blkid_partition_get_size(bp) * 512;
+				p->ondisk_start =
+				    (uint64_t)blkid_partition_get_start(bp) * 512;
+				p->ondisk_size =
+				    (uint64_t)blkid_partition_get_size(bp) * 512;
 			}
 		}
 	}
@@ -171,8 +176,9 @@ int scan_probe_disk(struct pa_devlist *l, struct pa_dev *w, struct pa_diags *dia
 		for (i = 0; i < nkernel && !known; i++)
 			known = l->v[i]->disk == w && l->v[i]->partno == no;
 		if (!known)
-			rc = add_ondisk_only(l, w, no, (uint64_t)blkid_partition_get_start(bp) * 512,
-					     (uint64_t)blkid_partition_get_size(bp) * 512);
+			rc = add_ondisk_only(
+			    l, w, no, (uint64_t)blkid_partition_get_start(bp) * 512,
+			    (uint64_t)blkid_partition_get_size(bp) * 512);
 	}
 
 	/* what each partition (or the whole device) holds */

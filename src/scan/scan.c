@@ -39,12 +39,27 @@
  * which the scan takes from uevent but people and scripts read.
  */
 const char *const scan_sysfs_attrs[] = {
-	"uevent", "dev", "size", "partition", "start", "alignment_offset", "hidden",
-	"queue/logical_block_size", "queue/physical_block_size",
-	"queue/minimum_io_size", "queue/optimal_io_size",
-	"dm/uuid", "dm/name", "md/level", "loop/backing_file",
-	"serial", "wwid", "device/wwid", "device/model", "device/serial",
-	NULL,
+    "uevent",
+    "dev",
+    "size",
+    "partition",
+    "start",
+    "alignment_offset",
+    "hidden",
+    "queue/logical_block_size",
+    "queue/physical_block_size",
+    "queue/minimum_io_size",
+    "queue/optimal_io_size",
+    "dm/uuid",
+    "dm/name",
+    "md/level",
+    "loop/backing_file",
+    "serial",
+    "wwid",
+    "device/wwid",
+    "device/model",
+    "device/serial",
+    NULL,
 };
 
 static bool attr_u64(int dfd, const char *attr, uint64_t *v)
@@ -178,12 +193,14 @@ static void read_topology(int syspath, struct pa_topology *t)
 	uint64_t v;
 	int64_t s;
 
-	t->logical = attr_u64(syspath, "queue/logical_block_size", &v) && v && v <= UINT32_MAX
-			 ? (uint32_t)v
-			 : 512;
-	t->physical = attr_u64(syspath, "queue/physical_block_size", &v) && v && v <= UINT32_MAX
-			  ? (uint32_t)v
-			  : t->logical;
+	t->logical =
+	    attr_u64(syspath, "queue/logical_block_size", &v) && v && v <= UINT32_MAX
+		? (uint32_t)v
+		: 512;
+	t->physical =
+	    attr_u64(syspath, "queue/physical_block_size", &v) && v && v <= UINT32_MAX
+		? (uint32_t)v
+		: t->logical;
 	t->min_io = attr_u64(syspath, "queue/minimum_io_size", &v) && v && v <= UINT32_MAX
 			? (uint32_t)v
 			: t->logical;
@@ -386,8 +403,8 @@ static int add_device(struct scan *s, const char *name, struct pa_devlist *out)
 		goto out;
 	}
 	read_whole_file(dfd, "uevent", u->uevent, sizeof(u->uevent));
-	part = (devname = lines_get(u->uevent, "", "DEVTYPE", &len)) &&
-	       len == 9 && strncmp(devname, "partition", 9) == 0;
+	part = (devname = lines_get(u->uevent, "", "DEVTYPE", &len)) && len == 9 &&
+	       strncmp(devname, "partition", 9) == 0;
 	if (strncmp(name, "loop", 4) == 0 && !part && !attr_exists(dfd, "loop")) {
 		rc = 0;
 		goto out;
@@ -456,7 +473,8 @@ struct name_index {
 
 static int cmp_dev_name(const void *a, const void *b)
 {
-	return strcmp((*(struct pa_dev *const *)a)->name, (*(struct pa_dev *const *)b)->name);
+	return strcmp((*(struct pa_dev *const *)a)->name,
+		      (*(struct pa_dev *const *)b)->name);
 }
 
 static int cmp_key_name(const void *key, const void *b)
@@ -464,7 +482,8 @@ static int cmp_key_name(const void *key, const void *b)
 	return strcmp(key, (*(struct pa_dev *const *)b)->name);
 }
 
-static struct pa_dev *index_find(const struct name_index *ix, const char *name, size_t len)
+static struct pa_dev *index_find(const struct name_index *ix, const char *name,
+				 size_t len)
 {
 	char key[256];
 	struct pa_dev **hit;
@@ -536,8 +555,8 @@ static int dm_start(struct scan *s, const struct pa_dev *d, uint64_t *start)
 		int rc = -errno;
 
 		if (s->diags && diag_add(s->diags, d->path, rc,
-					    "no device-mapper table in %s/dm: start unknown",
-					    s->root) < 0)
+					 "no device-mapper table in %s/dm: start unknown",
+					 s->root) < 0)
 			return -ENOMEM;
 		return rc;
 	}
@@ -636,7 +655,8 @@ static int work_add_list(struct worklist *w, const char *list)
  * Below a root there are no device nodes: the kernel name of a user's path
  * comes from its text ("/dev/sdb1", "sdb1", "/dev/mapper/NAME").
  */
-static bool root_kernel_name(const struct scan *s, const char *path, char *name, size_t len)
+static bool root_kernel_name(const struct scan *s, const char *path, char *name,
+			     size_t len)
 {
 	const char *p = strncmp(path, "/dev/", 5) == 0 ? path + 5 : path;
 	struct dirent *de;
@@ -646,7 +666,8 @@ static bool root_kernel_name(const struct scan *s, const char *path, char *name,
 	bool found = false;
 
 	if (strncmp(p, "mapper/", 7) != 0) {
-		if (!*p || strchr(p, '/') || p[0] == '.' || faccessat(s->cfd, p, F_OK, 0) < 0)
+		if (!*p || strchr(p, '/') || p[0] == '.' ||
+		    faccessat(s->cfd, p, F_OK, 0) < 0)
 			return false;
 		snprintf(name, len, "%s", p);
 		return true;
@@ -662,7 +683,8 @@ static bool root_kernel_name(const struct scan *s, const char *path, char *name,
 		if (strncmp(de->d_name, "dm-", 3) != 0)
 			continue;
 		snprintf(attr, sizeof(attr), "%s/dm/name", de->d_name);
-		if (read_attr_at(s->cfd, attr, buf, sizeof(buf)) == 0 && strcmp(buf, p + 7) == 0) {
+		if (read_attr_at(s->cfd, attr, buf, sizeof(buf)) == 0 &&
+		    strcmp(buf, p + 7) == 0) {
 			snprintf(name, len, "%s", de->d_name);
 			found = true;
 		}
@@ -733,7 +755,8 @@ static void work_free(struct worklist *w)
 	free(w->v);
 }
 
-static int scan_named(struct scan *s, const struct pa_scan_opts *o, struct pa_devlist *out)
+static int scan_named(struct scan *s, const struct pa_scan_opts *o,
+		      struct pa_devlist *out)
 {
 	struct worklist w = {0};
 	size_t i;
@@ -775,7 +798,8 @@ static int scan_open(const char *root, struct pa_diags *diags, struct scan **out
 	s->root = root ? root : "";
 	s->sysroot = s->root[0] != '\0';
 	s->diags = diags;
-	if ((size_t)snprintf(path, sizeof(path), "%s/sys/class/block", s->root) >= sizeof(path)) {
+	if ((size_t)snprintf(path, sizeof(path), "%s/sys/class/block", s->root) >=
+	    sizeof(path)) {
 		free(s);
 		return -ENAMETOOLONG;
 	}

@@ -112,7 +112,8 @@ int scan_dm_table_text_start(const char *text, uint64_t *start);
 /* How many times dm device @major:@minor is open (DM_DEV_STATUS). */
 int scan_dm_open_count(unsigned int major, unsigned int minor, int *count);
 
-/* Mount points and swap areas by device number, from @root/proc (internal; root "" is /). */
+/* Mount points and swap areas by device number, from @root/proc (internal; root "" is /).
+ */
 int scan_mounts_fill(struct pa_devlist *l, const char *root);
 /* The same from open mountinfo and swaps streams (either may be NULL). */
 int scan_mounts_parse(struct pa_devlist *l, FILE *mountinfo, FILE *swaps);

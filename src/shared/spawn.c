@@ -153,7 +153,8 @@ static void close_pipe(int p[2])
 }
 
 /* Read the captured pipes to their end (the child's exit), into @r. */
-static int drain(struct pollfd pf[2], int pipes[2][2], unsigned flags, struct spawn_result *r)
+static int drain(struct pollfd pf[2], int pipes[2][2], unsigned flags,
+		 struct spawn_result *r)
 {
 	int rc, i;
 

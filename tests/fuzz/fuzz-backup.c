@@ -62,11 +62,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	len = size - 1;
 	memcpy(buf, data + 1, len);
 	if (data[0] % 2 == 0)
-		len += (size_t)sprintf(buf + len, "crc32 %08x\n", crc32_update(0, buf, len));
+		len +=
+		    (size_t)sprintf(buf + len, "crc32 %08x\n", crc32_update(0, buf, len));
 	if (apply_backup_load(fz_file(buf, len), &b) == 0) {
 		FZ_ASSERT(b.n > 0 && b.label);
 		for (i = 0; i < b.n; i++)
-			FZ_ASSERT(b.regs[i].len > 0 && b.regs[i].off + b.regs[i].len <= b.size);
+			FZ_ASSERT(b.regs[i].len > 0 &&
+				  b.regs[i].off + b.regs[i].len <= b.size);
 		if (apply_backup_order(&b, &regs, &bufs, &n) == 0) {
 			free(regs);
 			free(bufs);

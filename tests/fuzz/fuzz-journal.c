@@ -32,14 +32,16 @@ static void check_geometry(const struct pa_journal *j)
 			FZ_ASSERT(src >= mv->from && src - mv->from + len <= mv->len);
 			FZ_ASSERT(dst >= mv->to && dst - mv->to + len <= mv->len);
 			FZ_ASSERT(c < (int64_t)i + 1);
-			FZ_ASSERT(journal_crc_pos(j, m, i) + 4 <= j->ring_off || !j->ring);
+			FZ_ASSERT(journal_crc_pos(j, m, i) + 4 <= j->ring_off ||
+				  !j->ring);
 			total += len;
 		}
 		if (n <= 64)
 			FZ_ASSERT(total == mv->len);
 	}
 	if (j->ring)
-		FZ_ASSERT(journal_slot_pos(j, 12345) + PA_JOURNAL_BLOCK + j->chunk <= j->file_len);
+		FZ_ASSERT(journal_slot_pos(j, 12345) + PA_JOURNAL_BLOCK + j->chunk <=
+			  j->file_len);
 }
 
 /*
@@ -49,8 +51,8 @@ static void check_geometry(const struct pa_journal *j)
  */
 static void check_plan(const struct pa_journal *j)
 {
-	struct pa_topology topo = {.logical = j->logical, .physical = j->logical,
-				   .min_io = j->logical};
+	struct pa_topology topo = {
+	    .logical = j->logical, .physical = j->logical, .min_io = j->logical};
 	struct pa_plan_opts o = {.grain = PA_GRAIN_DEFAULT, .move_data = true};
 	struct pa_plan p = {0};
 	size_t m, k, i;
@@ -63,8 +65,8 @@ static void check_plan(const struct pa_journal *j)
 	p.table.disk_size = j->disk_size;
 	p.table.logical = j->logical;
 	for (m = 0; m < j->n; m++) {
-		struct pa_entry e = {.num = j->v[m].num, .start = j->v[m].from,
-				     .size = j->v[m].len};
+		struct pa_entry e = {
+		    .num = j->v[m].num, .start = j->v[m].from, .size = j->v[m].len};
 
 		if (plan_table_add(&p.table, &e) < 0)
 			abort();
@@ -78,7 +80,8 @@ static void check_plan(const struct pa_journal *j)
 		for (m = 0; m < j->n; m++)
 			if (j->v[m].num == p.v[i].num)
 				mv = &j->v[m];
-		FZ_ASSERT(mv && p.v[i].kind == PA_STEP_MOVE && p.v[i].new_start == mv->to);
+		FZ_ASSERT(mv && p.v[i].kind == PA_STEP_MOVE &&
+			  p.v[i].new_start == mv->to);
 	}
 	plan_free(&p);
 }
@@ -87,21 +90,23 @@ static void header(const uint8_t *data, size_t size)
 {
 	struct pa_journal j, k;
 	size_t len = size + 32, padded = (len + PA_JOURNAL_BLOCK - 1) / PA_JOURNAL_BLOCK *
-					     PA_JOURNAL_BLOCK;
+					 PA_JOURNAL_BLOCK;
 	char *buf = calloc(1, padded), *again = NULL;
 
 	if (!buf)
 		abort();
 	memcpy(buf, data, size);
-	len = size + (size_t)sprintf(buf + size, "crc32 %08x\nend\n", crc32_update(0, buf, size));
+	len = size + (size_t)sprintf(buf + size, "crc32 %08x\nend\n",
+				     crc32_update(0, buf, size));
 	if (journal_parse(buf, padded, &j) == 0) {
 		check_geometry(&j);
 		check_plan(&j);
 		FZ_ASSERT(journal_format(&j, &again) == 0);
 		FZ_ASSERT(journal_parse(again, j.hdr_len, &k) == 0);
-		FZ_ASSERT(k.n == j.n && k.move_id == j.move_id && k.disk_size == j.disk_size &&
-			  k.logical == j.logical && k.chunk == j.chunk && k.ring == j.ring &&
-			  k.nonce == j.nonce && k.file_len == j.file_len);
+		FZ_ASSERT(k.n == j.n && k.move_id == j.move_id &&
+			  k.disk_size == j.disk_size && k.logical == j.logical &&
+			  k.chunk == j.chunk && k.ring == j.ring && k.nonce == j.nonce &&
+			  k.file_len == j.file_len);
 		FZ_ASSERT(memcmp(k.v, j.v, j.n * sizeof(*j.v)) == 0);
 		journal_free(&k);
 		free(again);

@@ -19,8 +19,8 @@
 #define HDR 12 /* move id (8), three partition numbers (1 each), path length (1) */
 
 /* The entry array of the GPT header at @lba if it looks valid, else NULL. */
-static const unsigned char *array_at(const struct fz_image *im, uint32_t logical, uint64_t lba,
-				     uint64_t *len, uint32_t *esize)
+static const unsigned char *array_at(const struct fz_image *im, uint32_t logical,
+				     uint64_t lba, uint64_t *len, uint32_t *esize)
 {
 	const unsigned char *h;
 	uint64_t off = lba * logical, eoff;
@@ -32,8 +32,8 @@ static const unsigned char *array_at(const struct fz_image *im, uint32_t logical
 		return NULL;
 	*esize = fz_le32(h + 84);
 	*len = (uint64_t)fz_le32(h + 80) * *esize;
-	if (__builtin_mul_overflow(fz_le64(h + 72), (uint64_t)logical, &eoff) || eoff > im->len ||
-	    *len > im->len - eoff || *esize < 128)
+	if (__builtin_mul_overflow(fz_le64(h + 72), (uint64_t)logical, &eoff) ||
+	    eoff > im->len || *len > im->len - eoff || *esize < 128)
 		return NULL;
 	return im->buf + eoff;
 }
@@ -130,12 +130,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	rc = marker_clear(&io, &j);
 	FZ_ASSERT(rc == 0);
 	FZ_ASSERT(marker_find(&io, &m) == 0 || found == 1);
-	if (found == 0 && exact &&
-	    memcmp(orig, im.buf, im.len) != 0) {
+	if (found == 0 && exact && memcmp(orig, im.buf, im.len) != 0) {
 		for (i = 0; orig[i] == im.buf[i]; i++)
 			;
-		fprintf(stderr, "byte %zu: %02x before marker_set, %02x after marker_clear\n",
-			i, orig[i], im.buf[i]);
+		fprintf(stderr,
+			"byte %zu: %02x before marker_set, %02x after marker_clear\n", i,
+			orig[i], im.buf[i]);
 		FZ_ASSERT(!"marker_clear gave back the original image");
 	}
 out:

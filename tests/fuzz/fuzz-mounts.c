@@ -9,7 +9,8 @@
 
 #include "scan/scan.h"
 
-static const unsigned int devnos[][2] = {{8, 0}, {8, 1}, {8, 2}, {7, 0}, {253, 0}, {259, 1}};
+static const unsigned int devnos[][2] = {{8, 0}, {8, 1},   {8, 2},
+					 {7, 0}, {253, 0}, {259, 1}};
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -109,7 +109,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	sectors = take(&in, 6) % (1ull << 40) + 1;
 	t.logical = topo.logical;
 	t.disk_size = sectors * topo.logical;
-	plan_label_range(t.label, t.disk_size, t.logical, &t.first_usable, &t.last_usable);
+	plan_label_range(t.label, t.disk_size, t.logical, &t.first_usable,
+			 &t.last_usable);
 
 	n = (unsigned int)(take(&in, 1) % 17);
 	cursor = take(&in, 2);

@@ -20,13 +20,13 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* An invariant of the code under test: a failure is a finding, like a crash. */
-#define FZ_ASSERT(c)                                                                    \
-	do {                                                                            \
-		if (!(c)) {                                                             \
-			fprintf(stderr, "%s:%d: invariant failed: %s\n", __FILE__, __LINE__, \
-				#c);                                                    \
-			abort();                                                        \
-		}                                                                       \
+#define FZ_ASSERT(c)                                                                     \
+	do {                                                                             \
+		if (!(c)) {                                                              \
+			fprintf(stderr, "%s:%d: invariant failed: %s\n", __FILE__,       \
+				__LINE__, #c);                                           \
+			abort();                                                         \
+		}                                                                        \
 	} while (0)
 
 struct fz_image {
@@ -59,7 +59,8 @@ static inline int fz_write(void *ctx, uint64_t off, const void *buf, size_t len)
 
 static inline uint32_t fz_le32(const unsigned char *p)
 {
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
 }
 
 static inline uint64_t fz_le64(const unsigned char *p)
@@ -80,20 +81,21 @@ static inline void fz_put32(unsigned char *p, uint32_t v)
  * pass their CRC checks, whatever else the mutation did to them.
  */
 static inline void fz_gpt_fix_at(unsigned char *img, size_t len, uint32_t logical,
-				  uint64_t lba)
+				 uint64_t lba)
 {
 	unsigned char *h;
 	uint64_t off, eoff, elen;
 	uint32_t hsize;
 
-	if (__builtin_mul_overflow(lba, (uint64_t)logical, &off) || off > len || len - off < 92)
+	if (__builtin_mul_overflow(lba, (uint64_t)logical, &off) || off > len ||
+	    len - off < 92)
 		return;
 	h = img + off;
 	if (memcmp(h, "EFI PART", 8) != 0)
 		return;
 	elen = (uint64_t)fz_le32(h + 80) * fz_le32(h + 84);
-	if (!__builtin_mul_overflow(fz_le64(h + 72), (uint64_t)logical, &eoff) && eoff <= len &&
-	    elen <= len - eoff)
+	if (!__builtin_mul_overflow(fz_le64(h + 72), (uint64_t)logical, &eoff) &&
+	    eoff <= len && elen <= len - eoff)
 		fz_put32(h + 88, crc32_update(0, img + eoff, (size_t)elen));
 	hsize = fz_le32(h + 12);
 	if (hsize >= 92 && hsize <= 512 && hsize <= len - off) {

@@ -25,7 +25,8 @@ const char *fz_file(const void *data, size_t size)
 	if (fd < 0) {
 		const char *dir = getenv("TMPDIR");
 
-		snprintf(path, sizeof(path), "%s/partalign-fuzz-XXXXXX", dir && *dir ? dir : "/tmp");
+		snprintf(path, sizeof(path), "%s/partalign-fuzz-XXXXXX",
+			 dir && *dir ? dir : "/tmp");
 		fd = mkstemp(path);
 		if (fd < 0) {
 			perror(path);
@@ -105,7 +106,8 @@ static int replay(const char *path, bool must_exist)
 		char sub[PATH_MAX];
 		int r = 0;
 
-		if (names[i]->d_name[0] != '.' && strcmp(names[i]->d_name, "README") != 0) {
+		if (names[i]->d_name[0] != '.' &&
+		    strcmp(names[i]->d_name, "README") != 0) {
 			snprintf(sub, sizeof(sub), "%s/%s", path, names[i]->d_name);
 			r = replay(sub, true);
 		}
@@ -137,11 +139,13 @@ int main(int argc, char **argv)
 			n += r;
 		}
 	} else {
-		snprintf(dir, sizeof(dir), "%s/tests/fuzz/corpus/%s", top ? top : ".", name);
+		snprintf(dir, sizeof(dir), "%s/tests/fuzz/corpus/%s", top ? top : ".",
+			 name);
 		if ((r = replay(dir, true)) < 0)
 			return 1;
 		n += r;
-		snprintf(dir, sizeof(dir), "%s/tests/fuzz/crashes/%s", top ? top : ".", name);
+		snprintf(dir, sizeof(dir), "%s/tests/fuzz/crashes/%s", top ? top : ".",
+			 name);
 		if ((r = replay(dir, false)) < 0)
 			return 1;
 		n += r;

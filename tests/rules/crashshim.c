@@ -43,7 +43,7 @@ static bool is_hidden_file(int fd)
 ssize_t write(int fd, const void *buf, size_t count)
 {
 	ssize_t (*real)(int, const void *, size_t) =
-		(ssize_t(*)(int, const void *, size_t))dlsym(RTLD_NEXT, "write");
+	    (ssize_t(*)(int, const void *, size_t))dlsym(RTLD_NEXT, "write");
 
 	if (crash_at("write") && count > 1 && is_hidden_file(fd)) {
 		real(fd, buf, count / 2);
@@ -64,7 +64,7 @@ int fsync(int fd)
 int rename(const char *from, const char *to)
 {
 	int (*real)(const char *, const char *) =
-		(int (*)(const char *, const char *))dlsym(RTLD_NEXT, "rename");
+	    (int (*)(const char *, const char *))dlsym(RTLD_NEXT, "rename");
 
 	if (crash_at("rename"))
 		raise(SIGKILL);

@@ -142,7 +142,8 @@ static void test_unsafe(void **state)
 	assert_contains(rules_value_unsafe("*"), "glob");
 	assert_contains(rules_value_unsafe("A|B"), "glob");
 	assert_contains(rules_value_unsafe("A[0]"), "glob");
-	/* udev keeps the blanks of a virtio serial in ID_SERIAL: plain text to its match */
+	/* udev keeps the blanks of a virtio serial in ID_SERIAL: plain text to its match
+	 */
 	assert_null(rules_value_unsafe("pa vblk sp"));
 	assert_non_null(rules_value_unsafe("A;B"));
 	assert_non_null(rules_value_unsafe(""));
@@ -270,16 +271,17 @@ static void test_spec_parse(void **state)
 /* ---- rules per kind of device ----------------------------------------- */
 
 static const char header[] =
-	"# Oracle ASM disks: /dev/oracleasm/NAME with the owner, group and mode ASM needs.\n"
-	"# Written by partalign rules from the devices it found.  Do not edit: change\n"
-	"# the map and run partalign rules again.\n";
+    "# Oracle ASM disks: /dev/oracleasm/NAME with the owner, group and mode ASM needs.\n"
+    "# Written by partalign rules from the devices it found.  Do not edit: change\n"
+    "# the map and run partalign rules again.\n";
 
 static void test_gpt_partition(void **state)
 {
 	struct pa_devlist l = {0};
 	struct rules_set s = {0};
 	struct pa_diags g = {0};
-	struct pa_dev *sdb = scsi_disk(&l, "sdb", "0x5000c500a1b2c3d4", "35000c500a1b2c3d4");
+	struct pa_dev *sdb =
+	    scsi_disk(&l, "sdb", "0x5000c500a1b2c3d4", "35000c500a1b2c3d4");
 	struct pa_dev *p = mkpart(&l, sdb, "sdb1", 1, 10 * GiB);
 	char *text;
 
@@ -290,13 +292,13 @@ static void test_gpt_partition(void **state)
 	assert_int_equal(rules_set_check(&s, &l, &g), 0);
 	text = rules_text(&s);
 	assert_string_equal(
-		text + sizeof(header) - 1,
-		"\n# DATA1: partition 1 (10 GiB) of QEMU_HARDDISK (100 GiB), WWN "
-		"0x5000c500a1b2c3d4\n"
-		"ACTION==\"add|change\", SUBSYSTEM==\"block\", ENV{DEVTYPE}==\"partition\", "
-		"ENV{ID_PART_ENTRY_UUID}==\"0b7e3c6a-1f5e-4a4e-9d7a-3c1f0e2d4b5a\", "
-		"SYMLINK+=\"oracleasm/DATA1\", OWNER=\"grid\", GROUP=\"asmadmin\", "
-		"MODE=\"0660\", OPTIONS:=\"nowatch\"\n");
+	    text + sizeof(header) - 1,
+	    "\n# DATA1: partition 1 (10 GiB) of QEMU_HARDDISK (100 GiB), WWN "
+	    "0x5000c500a1b2c3d4\n"
+	    "ACTION==\"add|change\", SUBSYSTEM==\"block\", ENV{DEVTYPE}==\"partition\", "
+	    "ENV{ID_PART_ENTRY_UUID}==\"0b7e3c6a-1f5e-4a4e-9d7a-3c1f0e2d4b5a\", "
+	    "SYMLINK+=\"oracleasm/DATA1\", OWNER=\"grid\", GROUP=\"asmadmin\", "
+	    "MODE=\"0660\", OPTIONS:=\"nowatch\"\n");
 	assert_memory_equal(text, header, sizeof(header) - 1);
 	free(text);
 	rules_set_free(&s);
@@ -308,7 +310,8 @@ static void test_mbr_partition_wwn_serial(void **state)
 	struct pa_devlist l = {0};
 	struct rules_set s = {0};
 	struct pa_diags g = {0};
-	struct pa_dev *sdb = scsi_disk(&l, "sdb", "0x5000c500a1b2c3d4", "35000c500a1b2c3d4");
+	struct pa_dev *sdb =
+	    scsi_disk(&l, "sdb", "0x5000c500a1b2c3d4", "35000c500a1b2c3d4");
 	struct pa_dev *vdc = mkdev(&l, "vdc", PA_KIND_DISK, 20 * GiB);
 	struct pa_dev *p1 = mkpart(&l, sdb, "sdb1", 1, 4 * GiB);
 	struct pa_dev *p2 = mkpart(&l, sdb, "sdb2", 2, 4 * GiB);
@@ -328,23 +331,27 @@ static void test_mbr_partition_wwn_serial(void **state)
 	text = rules_text(&s);
 	/* sorted by name: ARCH1, DATA1, DATA2 */
 	assert_string_equal(
-		text + sizeof(header) - 1,
-		"\n# ARCH1: partition 3 (5 GiB) of a 20 GiB disk, serial VIRTIO-SER-7\n"
-		"ACTION==\"add|change\", SUBSYSTEM==\"block\", ENV{DEVTYPE}==\"partition\", "
-		"ENV{ID_SERIAL}==\"VIRTIO-SER-7\", ENV{PARTN}==\"3\", "
-		"SYMLINK+=\"oracleasm/ARCH1\", OWNER=\"grid\", GROUP=\"asmadmin\", MODE=\"0660\", "
-		"OPTIONS:=\"nowatch\"\n"
-		"\n# DATA1: partition 1 (4 GiB) of QEMU_HARDDISK (100 GiB), WWN 0x5000c500a1b2c3d4\n"
-		"ACTION==\"add|change\", SUBSYSTEM==\"block\", ENV{DEVTYPE}==\"partition\", "
-		"ENV{ID_WWN}==\"0x5000c500a1b2c3d4\", ENV{PARTN}==\"1\", "
-		"SYMLINK+=\"oracleasm/DATA1\", OWNER=\"grid\", GROUP=\"asmadmin\", MODE=\"0660\", "
-		"OPTIONS:=\"nowatch\"\n"
-		"\n# DATA2: partition 2 (4 GiB) of QEMU_HARDDISK (100 GiB), WWN "
-		"0x5000c500a1b2c3d4, serial 35000c500a1b2c3d4\n"
-		"ACTION==\"add|change\", SUBSYSTEM==\"block\", ENV{DEVTYPE}==\"partition\", "
-		"ENV{ID_SERIAL}==\"35000c500a1b2c3d4\", ENV{PARTN}==\"2\", "
-		"SYMLINK+=\"oracleasm/DATA2\", OWNER=\"grid\", GROUP=\"asmadmin\", MODE=\"0660\", "
-		"OPTIONS:=\"nowatch\"\n");
+	    text + sizeof(header) - 1,
+	    "\n# ARCH1: partition 3 (5 GiB) of a 20 GiB disk, serial VIRTIO-SER-7\n"
+	    "ACTION==\"add|change\", SUBSYSTEM==\"block\", ENV{DEVTYPE}==\"partition\", "
+	    "ENV{ID_SERIAL}==\"VIRTIO-SER-7\", ENV{PARTN}==\"3\", "
+	    "SYMLINK+=\"oracleasm/ARCH1\", OWNER=\"grid\", GROUP=\"asmadmin\", "
+	    "MODE=\"0660\", "
+	    "OPTIONS:=\"nowatch\"\n"
+	    "\n# DATA1: partition 1 (4 GiB) of QEMU_HARDDISK (100 GiB), WWN "
+	    "0x5000c500a1b2c3d4\n"
+	    "ACTION==\"add|change\", SUBSYSTEM==\"block\", ENV{DEVTYPE}==\"partition\", "
+	    "ENV{ID_WWN}==\"0x5000c500a1b2c3d4\", ENV{PARTN}==\"1\", "
+	    "SYMLINK+=\"oracleasm/DATA1\", OWNER=\"grid\", GROUP=\"asmadmin\", "
+	    "MODE=\"0660\", "
+	    "OPTIONS:=\"nowatch\"\n"
+	    "\n# DATA2: partition 2 (4 GiB) of QEMU_HARDDISK (100 GiB), WWN "
+	    "0x5000c500a1b2c3d4, serial 35000c500a1b2c3d4\n"
+	    "ACTION==\"add|change\", SUBSYSTEM==\"block\", ENV{DEVTYPE}==\"partition\", "
+	    "ENV{ID_SERIAL}==\"35000c500a1b2c3d4\", ENV{PARTN}==\"2\", "
+	    "SYMLINK+=\"oracleasm/DATA2\", OWNER=\"grid\", GROUP=\"asmadmin\", "
+	    "MODE=\"0660\", "
+	    "OPTIONS:=\"nowatch\"\n");
 	free(text);
 	rules_set_free(&s);
 	devlist_free(&l);
@@ -369,9 +376,10 @@ static void test_wwn_extension(void **state)
 	assert_string_equal(rules_rule_key(&s.v[0]), "ENV{ID_WWN_WITH_EXTENSION}");
 	text = rules_text(&s);
 	assert_contains(text, "WWN 0x600a0b80001234560000abcd5e6f7081\n");
-	assert_contains(text, "ENV{DEVTYPE}==\"partition\", "
-			      "ENV{ID_WWN_WITH_EXTENSION}==\"0x600a0b80001234560000abcd5e6f7081\", "
-			      "ENV{PARTN}==\"1\", SYMLINK+=\"oracleasm/DATA1\"");
+	assert_contains(
+	    text, "ENV{DEVTYPE}==\"partition\", "
+		  "ENV{ID_WWN_WITH_EXTENSION}==\"0x600a0b80001234560000abcd5e6f7081\", "
+		  "ENV{PARTN}==\"1\", SYMLINK+=\"oracleasm/DATA1\"");
 	free(text);
 	rules_set_free(&s);
 
@@ -417,8 +425,10 @@ static void test_multipath(void **state)
 	struct rules_set s = {0};
 	struct pa_diags g = {0};
 	const char *wwid = "36001405a1b2c3d4e5f60718293a4b5c6";
-	struct pa_dev *sdb = scsi_disk(&l, "sdb", "0x6001405a1b2c3d4e5f60718293a4b5c6", wwid);
-	struct pa_dev *sdc = scsi_disk(&l, "sdc", "0x6001405a1b2c3d4e5f60718293a4b5c6", wwid);
+	struct pa_dev *sdb =
+	    scsi_disk(&l, "sdb", "0x6001405a1b2c3d4e5f60718293a4b5c6", wwid);
+	struct pa_dev *sdc =
+	    scsi_disk(&l, "sdc", "0x6001405a1b2c3d4e5f60718293a4b5c6", wwid);
 	struct pa_dev *map = mkdev(&l, "dm-0", PA_KIND_MPATH, 100 * GiB);
 	struct pa_dev *map2 = mkdev(&l, "dm-2", PA_KIND_MPATH, 50 * GiB);
 	struct pa_dev *kp, *sdb1, *sdc1;
@@ -441,15 +451,18 @@ static void test_multipath(void **state)
 	assert_int_equal(add_rule(&s, map2, RULES_MATCH_AUTO, "DATA2", &g), 0);
 	assert_int_equal(rules_set_check(&s, &l, &g), 0);
 	text = rules_text(&s);
-	assert_true(asprintf(&uuid,
-			     "# DATA1: partition 1 (10 GiB) of a multipath map (100 GiB), WWID %s\n"
-			     "ACTION==\"add|change\", SUBSYSTEM==\"block\", "
-			     "ENV{DM_UUID}==\"part1-mpath-%s\", SYMLINK+=\"oracleasm/DATA1\"",
-			     wwid, wwid) > 0);
+	assert_true(
+	    asprintf(
+		&uuid,
+		"# DATA1: partition 1 (10 GiB) of a multipath map (100 GiB), WWID %s\n"
+		"ACTION==\"add|change\", SUBSYSTEM==\"block\", "
+		"ENV{DM_UUID}==\"part1-mpath-%s\", SYMLINK+=\"oracleasm/DATA1\"",
+		wwid, wwid) > 0);
 	assert_contains(text, uuid);
-	assert_contains(text, "# DATA2: multipath map (50 GiB), WWID 36001405ffff\n"
-			      "ACTION==\"add|change\", SUBSYSTEM==\"block\", "
-			      "ENV{DM_UUID}==\"mpath-36001405ffff\", SYMLINK+=\"oracleasm/DATA2\"");
+	assert_contains(
+	    text, "# DATA2: multipath map (50 GiB), WWID 36001405ffff\n"
+		  "ACTION==\"add|change\", SUBSYSTEM==\"block\", "
+		  "ENV{DM_UUID}==\"mpath-36001405ffff\", SYMLINK+=\"oracleasm/DATA2\"");
 	/* never the sdX paths, never DEVTYPE=partition on a dm device */
 	assert_not_contains(text, "sdb");
 	assert_not_contains(text, "ENV{DEVTYPE}");
@@ -492,8 +505,9 @@ static void test_no_usable_id(void **state)
 	assert_string_equal(g.v[0].device, "/dev/loop3");
 	diags_free(&g);
 	assert_int_equal(add_rule(&s, vdb, RULES_MATCH_SERIAL, "A", &g), -ENODATA);
-	assert_contains(diag_msg(&g), "--match serial: udev knows no ID_SERIAL of this disk "
-				      "(virtio disks need a serial number");
+	assert_contains(diag_msg(&g),
+			"--match serial: udev knows no ID_SERIAL of this disk "
+			"(virtio disks need a serial number");
 	diags_free(&g);
 	assert_int_equal(add_rule(&s, sdd, RULES_MATCH_AUTO, "A", &g), -ENODATA);
 	assert_contains(diag_msg(&g), "disk.EnableUUID=TRUE");
@@ -605,10 +619,11 @@ static bool udev_value_matches(const char *pattern, const char *s)
  */
 static void assert_matches_exactly(const char *text, const char *serial, bool partn)
 {
-	const char *want_keys = partn ? "ACTION== SUBSYSTEM== ENV{DEVTYPE}== ENV{ID_SERIAL}== "
-					"ENV{PARTN}== SYMLINK+= OWNER= GROUP= MODE= OPTIONS:="
-				      : "ACTION== SUBSYSTEM== ENV{DEVTYPE}== ENV{ID_SERIAL}== "
-					"SYMLINK+= OWNER= GROUP= MODE= OPTIONS:=";
+	const char *want_keys =
+	    partn ? "ACTION== SUBSYSTEM== ENV{DEVTYPE}== ENV{ID_SERIAL}== "
+		    "ENV{PARTN}== SYMLINK+= OWNER= GROUP= MODE= OPTIONS:="
+		  : "ACTION== SUBSYSTEM== ENV{DEVTYPE}== ENV{ID_SERIAL}== "
+		    "SYMLINK+= OWNER= GROUP= MODE= OPTIONS:=";
 	char val[1024], keys[512], miss[1024];
 	const char *line = NULL, *p;
 	size_t n = strlen(serial), i, nrules = 0;
@@ -650,29 +665,29 @@ static void test_hostile_strings(void **state)
 {
 	static char longest[301];
 	const char *hostile[] = {
-		"X\", RUN+=\"/tmp/evil",
-		"\"",
-		"\\",
-		"A\\\"B",
-		"SER\\",
-		"SER*",
-		"SER?",
-		"SER[0-9]",
-		"A|B",
-		"*",
-		"SER\nACTION==\"add\", RUN+=\"/bin/sh\"",
-		"SER\n",
-		"$env{HOME}",
-		"$kernel",
-		"%k",
-		"SER%",
-		"it's",
-		"A\tB",
-		"\xc3\xa4",
-		"pa vblk sp",
-		" lead and trail ",
-		"A,B=C/D@E~F+G:H",
-		longest,
+	    "X\", RUN+=\"/tmp/evil",
+	    "\"",
+	    "\\",
+	    "A\\\"B",
+	    "SER\\",
+	    "SER*",
+	    "SER?",
+	    "SER[0-9]",
+	    "A|B",
+	    "*",
+	    "SER\nACTION==\"add\", RUN+=\"/bin/sh\"",
+	    "SER\n",
+	    "$env{HOME}",
+	    "$kernel",
+	    "%k",
+	    "SER%",
+	    "it's",
+	    "A\tB",
+	    "\xc3\xa4",
+	    "pa vblk sp",
+	    " lead and trail ",
+	    "A,B=C/D@E~F+G:H",
+	    longest,
 	};
 	struct pa_devlist l = {0};
 	struct rules_set s = {0};
@@ -704,8 +719,10 @@ static void test_hostile_strings(void **state)
 			if (rc < 0) {
 				assert_int_equal(rc, -EILSEQ);
 				assert_int_equal(s.n, 0);
-				assert_contains(diag_msg(&g), "serial number (ID_SERIAL)");
-				/* the string itself is never repeated, not even in the message */
+				assert_contains(diag_msg(&g),
+						"serial number (ID_SERIAL)");
+				/* the string itself is never repeated, not even in the
+				 * message */
 				if (strlen(hostile[i]) > 2)
 					assert_not_contains(g.v[0].msg, hostile[i]);
 				assert_not_contains(g.v[0].msg, "evil");
@@ -714,7 +731,8 @@ static void test_hostile_strings(void **state)
 				assert_int_equal(rc, 0);
 				assert_int_equal(g.n, 0);
 				text = rules_text(&s);
-				assert_matches_exactly(text + sizeof(header) - 1, hostile[i], !w);
+				assert_matches_exactly(text + sizeof(header) - 1,
+						       hostile[i], !w);
 				free(text);
 				accepted++;
 			}
@@ -722,15 +740,17 @@ static void test_hostile_strings(void **state)
 			rules_set_free(&s);
 		}
 	}
-	/* blanks, commas and the like are plain text; the rest cannot be matched safely */
+	/* blanks, commas and the like are plain text; the rest cannot be matched safely
+	 */
 	assert_int_equal(accepted, 2 * 3);
 
 	c = scsi_disk(&l, "sdc", "0x5000c500a1b2c3d4", "OK1");
 	e = scsi_disk(&l, "sde", "0x5000c500a1b2c3d6\\", "OK3");
 	rc = add_rule(&s, e, RULES_MATCH_AUTO, "E", &g);
 	assert_int_equal(rc, -EILSEQ);
-	assert_contains(diag_msg(&g), "WWN (ID_WWN) udev reports for this device contains a "
-				      "backslash");
+	assert_contains(diag_msg(&g),
+			"WWN (ID_WWN) udev reports for this device contains a "
+			"backslash");
 	diags_free(&g);
 
 	/* a crafted model is refused even when the key itself is clean */
@@ -738,11 +758,13 @@ static void test_hostile_strings(void **state)
 	cp = mkpart(&l, c, "sdc1", 1, GiB);
 	set(&cp->part_uuid, "0b7e3c6a-1f5e-4a4e-9d7a-3c1f0e2d4b5a");
 	assert_int_equal(add_rule(&s, cp, RULES_MATCH_AUTO, "C", &g), -EILSEQ);
-	assert_contains(diag_msg(&g), "the model name the hardware reports contains a newline");
+	assert_contains(diag_msg(&g),
+			"the model name the hardware reports contains a newline");
 	diags_free(&g);
 
 	/* a hostile serial is not written when the key is the WWN */
-	h = scsi_disk(&l, "sdh", "0x5000c500a1b2c3d5", "X\", RUN+=\"/tmp/evil\nKERNEL==\"*");
+	h = scsi_disk(&l, "sdh", "0x5000c500a1b2c3d5",
+		      "X\", RUN+=\"/tmp/evil\nKERNEL==\"*");
 	assert_int_equal(add_rule(&s, h, RULES_MATCH_AUTO, "D", &g), 0);
 	assert_int_equal(s.n, 1);
 	text = rules_text(&s);
@@ -776,8 +798,9 @@ static void test_clones(void **state)
 	assert_int_equal(rules_rule_matches(&l, &s.v[0], &other), 2);
 	assert_ptr_equal(other, c1);
 	assert_int_equal(rules_set_check(&s, &l, &g), -EEXIST);
-	assert_contains(diag_msg(&g), "ID_PART_ENTRY_UUID 0b7e3c6a-1f5e-4a4e-9d7a-3c1f0e2d4b5a "
-				      "is not unique: /dev/sdc1 has it too (a cloned VM disk");
+	assert_contains(diag_msg(&g),
+			"ID_PART_ENTRY_UUID 0b7e3c6a-1f5e-4a4e-9d7a-3c1f0e2d4b5a "
+			"is not unique: /dev/sdc1 has it too (a cloned VM disk");
 	diags_free(&g);
 	rules_set_free(&s);
 
@@ -821,33 +844,40 @@ static void test_spec_find(void **state)
 	set(&c1->part_uuid, "AAAA-1");
 	set(&b1->part_uuid, "bbbb-1");
 
-	assert_int_equal(rules_spec_find(&l, RULES_SEL_WWN, "0x5000c500a1b2c3d4", &out, &other), 0);
+	assert_int_equal(
+	    rules_spec_find(&l, RULES_SEL_WWN, "0x5000c500a1b2c3d4", &out, &other), 0);
 	assert_ptr_equal(out, sdb);
-	assert_int_equal(rules_spec_find(&l, RULES_SEL_WWN, "5000C500A1B2C3D4", &out, &other), 0);
+	assert_int_equal(
+	    rules_spec_find(&l, RULES_SEL_WWN, "5000C500A1B2C3D4", &out, &other), 0);
 	assert_ptr_equal(out, sdb);
-	assert_int_equal(rules_spec_find(&l, RULES_SEL_WWN, "0x5000c500a1b2c3d4-part1", &out,
-					 &other),
-			 0);
+	assert_int_equal(
+	    rules_spec_find(&l, RULES_SEL_WWN, "0x5000c500a1b2c3d4-part1", &out, &other),
+	    0);
 	assert_ptr_equal(out, b1);
-	assert_int_equal(rules_spec_find(&l, RULES_SEL_SERIAL, "SER-B-part1", &out, &other), 0);
+	assert_int_equal(
+	    rules_spec_find(&l, RULES_SEL_SERIAL, "SER-B-part1", &out, &other), 0);
 	assert_ptr_equal(out, b1);
-	assert_int_equal(rules_spec_find(&l, RULES_SEL_SERIAL, "SER-B-part9", &out, &other),
-			 -ENODEV);
+	assert_int_equal(
+	    rules_spec_find(&l, RULES_SEL_SERIAL, "SER-B-part9", &out, &other), -ENODEV);
 	/* the paths' WWN names the map; its partition through -partN */
-	assert_int_equal(rules_spec_find(&l, RULES_SEL_WWN, "0x6001405aaaa", &out, &other), 0);
+	assert_int_equal(
+	    rules_spec_find(&l, RULES_SEL_WWN, "0x6001405aaaa", &out, &other), 0);
 	assert_ptr_equal(out, map);
-	assert_int_equal(rules_spec_find(&l, RULES_SEL_WWN, "36001405aaaa", &out, &other), 0);
-	assert_ptr_equal(out, map);
-	assert_int_equal(rules_spec_find(&l, RULES_SEL_SERIAL, "36001405aaaa-part1", &out,
-					 &other),
+	assert_int_equal(rules_spec_find(&l, RULES_SEL_WWN, "36001405aaaa", &out, &other),
 			 0);
+	assert_ptr_equal(out, map);
+	assert_int_equal(
+	    rules_spec_find(&l, RULES_SEL_SERIAL, "36001405aaaa-part1", &out, &other), 0);
 	assert_ptr_equal(out, kp);
 	/* a path partition's PARTUUID names the map's partition */
-	assert_int_equal(rules_spec_find(&l, RULES_SEL_PARTUUID, "aaaa-1", &out, &other), 0);
+	assert_int_equal(rules_spec_find(&l, RULES_SEL_PARTUUID, "aaaa-1", &out, &other),
+			 0);
 	assert_ptr_equal(out, kp);
-	assert_int_equal(rules_spec_find(&l, RULES_SEL_SERIAL, "CLONE", &out, &other), -EEXIST);
+	assert_int_equal(rules_spec_find(&l, RULES_SEL_SERIAL, "CLONE", &out, &other),
+			 -EEXIST);
 	assert_true((out == e1 && other == e2) || (out == e2 && other == e1));
-	assert_int_equal(rules_spec_find(&l, RULES_SEL_SERIAL, "NOPE", &out, &other), -ENODEV);
+	assert_int_equal(rules_spec_find(&l, RULES_SEL_SERIAL, "NOPE", &out, &other),
+			 -ENODEV);
 	devlist_free(&l);
 }
 
@@ -914,17 +944,18 @@ static void test_links_and_dbfiles(void **state)
 	char **names = NULL;
 	size_t n = 0;
 
-	assert_int_equal(rules_text_links("# x\nA, SYMLINK+=\"oracleasm/DATA1\", B\n"
-					  "SYMLINK+=\"oracleasm/FRA.1\"\nSYMLINK+=\"other/X\"\n",
-					  &names, &n),
-			 0);
+	assert_int_equal(
+	    rules_text_links("# x\nA, SYMLINK+=\"oracleasm/DATA1\", B\n"
+			     "SYMLINK+=\"oracleasm/FRA.1\"\nSYMLINK+=\"other/X\"\n",
+			     &names, &n),
+	    0);
 	assert_int_equal(n, 2);
 	assert_string_equal(names[0], "DATA1");
 	assert_string_equal(names[1], "FRA.1");
 	rules_strv_free(names, n);
 
-	assert_true(rules_dbfile_has("root:x:0:0::/root:/bin/sh\ngrid:x:54321:54321::/:/bin/sh\n",
-				     "grid"));
+	assert_true(rules_dbfile_has(
+	    "root:x:0:0::/root:/bin/sh\ngrid:x:54321:54321::/:/bin/sh\n", "grid"));
 	assert_false(rules_dbfile_has("gridx:x:1:1::/:/bin/sh\n", "grid"));
 	assert_false(rules_dbfile_has("root:x:0:0:grid:/root:/bin/sh\n", "grid"));
 	assert_true(rules_dbfile_has("asmadmin:x:54329:grid", "asmadmin"));
@@ -933,26 +964,26 @@ static void test_links_and_dbfiles(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_names),
-		cmocka_unit_test(test_modes),
-		cmocka_unit_test(test_unsafe),
-		cmocka_unit_test(test_size_words),
-		cmocka_unit_test(test_map_parse),
-		cmocka_unit_test(test_map_errors),
-		cmocka_unit_test(test_map_names_twice),
-		cmocka_unit_test(test_spec_parse),
-		cmocka_unit_test(test_gpt_partition),
-		cmocka_unit_test(test_mbr_partition_wwn_serial),
-		cmocka_unit_test(test_wwn_extension),
-		cmocka_unit_test(test_whole_disk),
-		cmocka_unit_test(test_multipath),
-		cmocka_unit_test(test_no_usable_id),
-		cmocka_unit_test(test_hostile_strings),
-		cmocka_unit_test(test_clones),
-		cmocka_unit_test(test_spec_find),
-		cmocka_unit_test(test_diff),
-		cmocka_unit_test(test_claims),
-		cmocka_unit_test(test_links_and_dbfiles),
+	    cmocka_unit_test(test_names),
+	    cmocka_unit_test(test_modes),
+	    cmocka_unit_test(test_unsafe),
+	    cmocka_unit_test(test_size_words),
+	    cmocka_unit_test(test_map_parse),
+	    cmocka_unit_test(test_map_errors),
+	    cmocka_unit_test(test_map_names_twice),
+	    cmocka_unit_test(test_spec_parse),
+	    cmocka_unit_test(test_gpt_partition),
+	    cmocka_unit_test(test_mbr_partition_wwn_serial),
+	    cmocka_unit_test(test_wwn_extension),
+	    cmocka_unit_test(test_whole_disk),
+	    cmocka_unit_test(test_multipath),
+	    cmocka_unit_test(test_no_usable_id),
+	    cmocka_unit_test(test_hostile_strings),
+	    cmocka_unit_test(test_clones),
+	    cmocka_unit_test(test_spec_find),
+	    cmocka_unit_test(test_diff),
+	    cmocka_unit_test(test_claims),
+	    cmocka_unit_test(test_links_and_dbfiles),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -79,8 +79,7 @@ static void test_devlist(void **state)
 
 	for (i = 0; i < 300; i++) {
 		snprintf(name, sizeof(name), "sd%u", i);
-		assert_int_equal(devlist_add(&l, full_dev(name, 8 + i / 16, i % 16)),
-				 0);
+		assert_int_equal(devlist_add(&l, full_dev(name, 8 + i / 16, i % 16)), 0);
 	}
 	assert_int_equal(l.n, 300);
 	assert_true(l.cap >= l.n);
@@ -287,8 +286,7 @@ static void test_diag_add(void **state)
 	assert_int_equal(diag_add(&l, "/dev/sdb", -EACCES, "cannot open"), 0);
 	assert_int_equal(
 	    diag_add(&l, "/dev/vda", EPERM, "cannot read %s at %d", "start", 42), 0);
-	assert_int_equal(diag_add(&l, NULL, 0, "is a multipath path of %s", "dm-3"),
-			 0);
+	assert_int_equal(diag_add(&l, NULL, 0, "is a multipath path of %s", "dm-3"), 0);
 	assert_int_equal(diag_add(&l, "img", 0, "%s", "100% full"), 0);
 	assert_int_equal(l.n, 4);
 

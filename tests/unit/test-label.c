@@ -393,27 +393,34 @@ static void test_check_entries(void **state)
 	uint64_t nsec = m.size / 512;
 	char why[256];
 
-	assert_int_equal(label_check_entries(rd_img, &m, 512, m.size, why, sizeof(why)), 0);
+	assert_int_equal(label_check_entries(rd_img, &m, 512, m.size, why, sizeof(why)),
+			 0);
 	assert_string_equal(why, "");
 	/* entry 3 runs into entry 1 (sectors 2048-3048) */
 	put64(m.b + 2 * 512 + 2 * 128 + 32, 3000);
-	assert_int_equal(label_check_entries(rd_img, &m, 512, m.size, why, sizeof(why)), 1);
-	assert_string_equal(why, "partitions 1 (sectors 2048-3048) and 3 (sectors 3000-7144) "
-				 "overlap");
+	assert_int_equal(label_check_entries(rd_img, &m, 512, m.size, why, sizeof(why)),
+			 1);
+	assert_string_equal(why,
+			    "partitions 1 (sectors 2048-3048) and 3 (sectors 3000-7144) "
+			    "overlap");
 	/* entry 3 past the end */
 	put64(m.b + 2 * 512 + 2 * 128 + 32, 6144);
 	put64(m.b + 2 * 512 + 2 * 128 + 40, nsec + 10);
-	assert_int_equal(label_check_entries(rd_img, &m, 512, m.size, why, sizeof(why)), 1);
-	assert_string_equal(why, "partition 3 ends at sector 8202, past the end of the disk "
-				 "(last sector 8191)");
+	assert_int_equal(label_check_entries(rd_img, &m, 512, m.size, why, sizeof(why)),
+			 1);
+	assert_string_equal(why,
+			    "partition 3 ends at sector 8202, past the end of the disk "
+			    "(last sector 8191)");
 	free(m.b);
 
 	m = img_new(4 * MiB);
 	mbr_entry(m.b, 0, 0, 0x83, 2048, 1000);
 	mbr_entry(m.b, 1, 0, 0x83, 2500, 1000);
-	assert_int_equal(label_check_entries(rd_img, &m, 512, m.size, why, sizeof(why)), 1);
-	assert_string_equal(why, "partitions 1 (sectors 2048-3047) and 2 (sectors 2500-3499) "
-				 "overlap");
+	assert_int_equal(label_check_entries(rd_img, &m, 512, m.size, why, sizeof(why)),
+			 1);
+	assert_string_equal(why,
+			    "partitions 1 (sectors 2048-3047) and 2 (sectors 2500-3499) "
+			    "overlap");
 	free(m.b);
 }
 

@@ -45,18 +45,19 @@ static void assert_gpt_valid(const struct img *m, uint32_t l)
 	for (k = 0; k < 2; k++) {
 		unsigned char h[92];
 		const unsigned char *p = m->b + lbas[k] * l;
-		uint64_t elba = (uint64_t)p[72] | (uint64_t)p[73] << 8 | (uint64_t)p[74] << 16 |
-				(uint64_t)p[75] << 24;
+		uint64_t elba = (uint64_t)p[72] | (uint64_t)p[73] << 8 |
+				(uint64_t)p[74] << 16 | (uint64_t)p[75] << 24;
 		uint32_t count = p[80] | p[81] << 8, esize = p[84] | p[85] << 8;
-		uint32_t want = (uint32_t)p[16] | (uint32_t)p[17] << 8 | (uint32_t)p[18] << 16 |
-				(uint32_t)p[19] << 24;
-		uint32_t ecrc = (uint32_t)p[88] | (uint32_t)p[89] << 8 | (uint32_t)p[90] << 16 |
-				(uint32_t)p[91] << 24;
+		uint32_t want = (uint32_t)p[16] | (uint32_t)p[17] << 8 |
+				(uint32_t)p[18] << 16 | (uint32_t)p[19] << 24;
+		uint32_t ecrc = (uint32_t)p[88] | (uint32_t)p[89] << 8 |
+				(uint32_t)p[90] << 16 | (uint32_t)p[91] << 24;
 
 		memcpy(h, p, 92);
 		memset(h + 16, 0, 4);
 		assert_int_equal(crc32_bitwise(h, 92), want);
-		assert_int_equal(crc32_bitwise(m->b + elba * l, (size_t)count * esize), ecrc);
+		assert_int_equal(crc32_bitwise(m->b + elba * l, (size_t)count * esize),
+				 ecrc);
 	}
 }
 
@@ -81,9 +82,11 @@ static void test_gpt_round_trip(void **state)
 		assert_int_equal(marker_find(&io, &mk), 0);
 		journal_for(&io, 2, &j);
 		assert_string_equal(j.label, "gpt:A3A2A1A0-A5A4-A7A6-A8A9-AAABACADAEAF");
-		assert_string_equal(j.v[0].entry.uuid, "23222120-2524-2726-2829-2A2B2C2D2E2F");
+		assert_string_equal(j.v[0].entry.uuid,
+				    "23222120-2524-2726-2829-2A2B2C2D2E2F");
 
-		assert_int_equal(marker_set(&io, &j, "/mnt/j/x-0123456789abcdef.journal"), 0);
+		assert_int_equal(marker_set(&io, &j, "/mnt/j/x-0123456789abcdef.journal"),
+				 0);
 		assert_gpt_valid(&m, l);
 		/* entry 2 in both copies carries the marker type; entry 1 is untouched */
 		assert_memory_equal(e1 + 128, mg, 16);
@@ -91,7 +94,8 @@ static void test_gpt_round_trip(void **state)
 		assert_memory_equal(e1, orig + 2 * l, 128);
 		/* the unique GUID and the LBAs of the marked entry are kept */
 		assert_memory_equal(e1 + 128 + 16, orig + 2 * l + 128 + 16, 40);
-		/* the record entries keep type, GUID and LBAs zero: other tools skip them */
+		/* the record entries keep type, GUID and LBAs zero: other tools skip them
+		 */
 		{
 			static const unsigned char zero[48];
 			unsigned int k;
@@ -151,7 +155,8 @@ static void test_dos_round_trip(void **state)
 	assert_int_equal(m.b[446 + 4], PA_MOVE_DOS_TYPE);
 	assert_int_equal(m.b[446 + 16 + 4], 0x8e);
 	assert_memory_equal(m.b, orig, 440);
-	assert_int_equal(m.b[440] | m.b[441] << 8 | m.b[442] << 16 | (uint32_t)m.b[443] << 24,
+	assert_int_equal(m.b[440] | m.b[441] << 8 | m.b[442] << 16 |
+			     (uint32_t)m.b[443] << 24,
 			 0x89abcdefu);
 	assert_int_equal(marker_find(&io, &mk), 1);
 	assert_true(mk.id32);

@@ -32,7 +32,8 @@ static struct pa_table table_of(enum pa_label label, uint64_t start, unsigned in
 				bool logical)
 {
 	struct pa_table t = {.label = label, .disk_size = DISK, .logical = 512};
-	struct pa_entry e = {.num = num, .start = start, .size = 10 * MiB, .logical = logical};
+	struct pa_entry e = {
+	    .num = num, .start = start, .size = 10 * MiB, .logical = logical};
 
 	if (label != PA_LABEL_NONE)
 		assert_int_equal(plan_table_add(&t, &e), 0);
@@ -64,13 +65,15 @@ static void test_one_copy(void **state)
 	assert_int_equal(p.changes, 1);
 	n = plan_table_damage(&p.table, buf, sizeof(buf));
 	assert_int_equal(n, (int)strlen(buf));
-	assert_string_equal(buf, "the primary GPT header is damaged (header CRC or fields "
-				 "wrong), the backup is intact");
+	assert_string_equal(buf,
+			    "the primary GPT header is damaged (header CRC or fields "
+			    "wrong), the backup is intact");
 	p.table.gpt_primary = PA_GPT_OK;
 	p.table.gpt_backup = PA_GPT_BAD_ARRAY;
 	plan_table_damage(&p.table, buf, sizeof(buf));
-	assert_string_equal(buf, "the backup GPT entry array is damaged (its CRC does not "
-				 "match), the primary is intact");
+	assert_string_equal(buf,
+			    "the backup GPT entry array is damaged (its CRC does not "
+			    "match), the primary is intact");
 	p.table.gpt_backup = PA_GPT_OK;
 	assert_int_equal(plan_table_damage(&p.table, buf, sizeof(buf)), 0);
 	assert_string_equal(buf, "");
@@ -80,7 +83,8 @@ static void test_one_copy(void **state)
 /* The primary header gone (libparted: no table): refused, never blank. */
 static void test_primary_gone(void **state)
 {
-	struct pa_plan_opts o = {.grain = PA_GRAIN_DEFAULT, .new_disk = true, .discard_data = true};
+	struct pa_plan_opts o = {
+	    .grain = PA_GRAIN_DEFAULT, .new_disk = true, .discard_data = true};
 	struct pa_table t = table_of(PA_LABEL_NONE, 0, 0, false);
 	struct pa_plan p;
 
@@ -89,10 +93,11 @@ static void test_primary_gone(void **state)
 	t.backup_parts = 2;
 	t.signature = strdup("gpt");
 	plan_with(&t, &fix_opts, &p);
-	assert_string_equal(p.refusal, "the primary GPT header is damaged (no EFI PART "
-				       "signature), the backup is intact (2 partitions): rebuild "
-				       "the primary from it with 'sgdisk -e', or restore a table "
-				       "backup, then run fix again");
+	assert_string_equal(p.refusal,
+			    "the primary GPT header is damaged (no EFI PART "
+			    "signature), the backup is intact (2 partitions): rebuild "
+			    "the primary from it with 'sgdisk -e', or restore a table "
+			    "backup, then run fix again");
 	plan_free(&p);
 
 	t = table_of(PA_LABEL_NONE, 0, 0, false);
@@ -120,13 +125,15 @@ static void test_unreadable(void **state)
 	struct pa_plan p;
 
 	t.unreadable = true;
-	t.broken = strdup("partitions 1 (sectors 34-20033) and 2 (sectors 10000-50000) overlap");
+	t.broken =
+	    strdup("partitions 1 (sectors 34-20033) and 2 (sectors 10000-50000) overlap");
 	plan_with(&t, &fix_opts, &p);
-	assert_string_equal(p.refusal,
-			    "the partition table is inconsistent: partitions 1 (sectors "
-			    "34-20033) and 2 (sectors 10000-50000) overlap; correct it by hand "
-			    "(gdisk, fdisk) or restore a table backup: partalign does not guess "
-			    "which entry is right");
+	assert_string_equal(
+	    p.refusal,
+	    "the partition table is inconsistent: partitions 1 (sectors "
+	    "34-20033) and 2 (sectors 10000-50000) overlap; correct it by hand "
+	    "(gdisk, fdisk) or restore a table backup: partalign does not guess "
+	    "which entry is right");
 	plan_free(&p);
 
 	t = (struct pa_table){.label = PA_LABEL_GPT, .disk_size = DISK, .logical = 512};
@@ -135,11 +142,12 @@ static void test_unreadable(void **state)
 	t.gpt_primary = PA_GPT_BAD_ARRAY;
 	t.gpt_backup = PA_GPT_NO_HEADER;
 	plan_with(&t, &fix_opts, &p);
-	assert_string_equal(p.refusal,
-			    "both GPT copies are damaged (primary: entry array is damaged (its "
-			    "CRC does not match); backup: header is damaged (no EFI PART "
-			    "signature)): nothing intact to read the table from; restore a "
-			    "table backup (partalign restore) or recover it with gdisk");
+	assert_string_equal(
+	    p.refusal,
+	    "both GPT copies are damaged (primary: entry array is damaged (its "
+	    "CRC does not match); backup: header is damaged (no EFI PART "
+	    "signature)): nothing intact to read the table from; restore a "
+	    "table backup (partalign restore) or recover it with gdisk");
 	plan_free(&p);
 }
 
@@ -167,8 +175,9 @@ static void test_odd_layouts(void **state)
 	t.hybrid_entry = 2;
 	t.hybrid_type = 0x83;
 	plan_with(&t, &fix_opts, &p);
-	assert_contains(p.refusal, "sector 0 is a hybrid MBR (dos entry 2, type 0x83, beside "
-				   "the protective 0xEE one)");
+	assert_contains(p.refusal,
+			"sector 0 is a hybrid MBR (dos entry 2, type 0x83, beside "
+			"the protective 0xEE one)");
 	plan_free(&p);
 	t = table_of(PA_LABEL_GPT, ALIGNED, 1, false);
 	t.pmbr = true;
@@ -184,25 +193,27 @@ static void test_logical_keep(void **state)
 {
 	struct pa_plan_opts o = {.grain = PA_GRAIN_DEFAULT, .keep_label = true};
 	struct pa_table t = table_of(PA_LABEL_MSDOS, 32256, 1, false);
-	struct pa_entry ext = {.num = 2, .start = 20 * MiB, .size = 30 * MiB, .extended = true};
-	struct pa_entry lg = {.num = 5, .start = 20 * MiB + 32256, .size = 10 * MiB,
-			      .logical = true};
+	struct pa_entry ext = {
+	    .num = 2, .start = 20 * MiB, .size = 30 * MiB, .extended = true};
+	struct pa_entry lg = {
+	    .num = 5, .start = 20 * MiB + 32256, .size = 10 * MiB, .logical = true};
 	struct pa_plan p;
 
 	assert_int_equal(plan_table_add(&t, &ext), 0);
 	assert_int_equal(plan_table_add(&t, &lg), 0);
 	plan_with(&t, &o, &p);
-	assert_string_equal(p.refusal, "partition 5 is a dos logical partition: logical "
-				       "partitions cannot be kept in a dos table (drop --label "
-				       "keep to convert to gpt)");
+	assert_string_equal(p.refusal,
+			    "partition 5 is a dos logical partition: logical "
+			    "partitions cannot be kept in a dos table (drop --label "
+			    "keep to convert to gpt)");
 	plan_free(&p);
 }
 
 static void test_udev_stale(void **state)
 {
 	struct pa_dev disk = {.name = "vda", .path = "/dev/vda", .kind = PA_KIND_DISK};
-	struct pa_dev part = {.name = "vda1", .path = "/dev/vda1", .kind = PA_KIND_PART,
-			      .disk = &disk};
+	struct pa_dev part = {
+	    .name = "vda1", .path = "/dev/vda1", .kind = PA_KIND_PART, .disk = &disk};
 	char buf[512];
 
 	assert_int_equal(device_udev_stale(&part, buf, sizeof(buf)), -1);
@@ -211,18 +222,20 @@ static void test_udev_stale(void **state)
 	assert_int_equal(device_udev_stale(&part, buf, sizeof(buf)), 0);
 	part.ondisk_uuid = "58791f2d-280e-b845-b5bd-1d1b3d8cd4b3";
 	assert_int_equal(device_udev_stale(&part, buf, sizeof(buf)), 1);
-	assert_string_equal(buf, "the udev database says PARTUUID "
-				 "0BADC0DE-1111-4222-8333-444455556666, the partition table on "
-				 "the disk says 58791f2d-280e-b845-b5bd-1d1b3d8cd4b3: stale udev "
-				 "data; run 'udevadm trigger --action=change /dev/vda1' and "
-				 "'udevadm settle'");
+	assert_string_equal(
+	    buf, "the udev database says PARTUUID "
+		 "0BADC0DE-1111-4222-8333-444455556666, the partition table on "
+		 "the disk says 58791f2d-280e-b845-b5bd-1d1b3d8cd4b3: stale udev "
+		 "data; run 'udevadm trigger --action=change /dev/vda1' and "
+		 "'udevadm settle'");
 	/* the table was read and has no such entry (wiped): stale too */
 	part.partno = 1;
 	part.ondisk_uuid = NULL;
 	assert_int_equal(device_udev_stale(&part, buf, sizeof(buf)), -1);
 	part.ondisk_checked = true;
 	assert_int_equal(device_udev_stale(&part, buf, sizeof(buf)), 1);
-	assert_contains(buf, "the partition table on the disk says there is no partition 1");
+	assert_contains(buf,
+			"the partition table on the disk says there is no partition 1");
 	part.ondisk_checked = false;
 	part.part_uuid = part.ondisk_uuid = NULL;
 
@@ -260,12 +273,9 @@ static void test_udev_stale(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_one_copy),
-	    cmocka_unit_test(test_primary_gone),
-	    cmocka_unit_test(test_unreadable),
-	    cmocka_unit_test(test_odd_layouts),
-	    cmocka_unit_test(test_logical_keep),
-	    cmocka_unit_test(test_udev_stale),
+	    cmocka_unit_test(test_one_copy),	 cmocka_unit_test(test_primary_gone),
+	    cmocka_unit_test(test_unreadable),	 cmocka_unit_test(test_odd_layouts),
+	    cmocka_unit_test(test_logical_keep), cmocka_unit_test(test_udev_stale),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -170,7 +170,8 @@ static void test_refuse_grow_the_lun(void **state)
 	plan_of(PA_LABEL_GPT, DISK, 512, v, 1, &p);
 	assert_non_null(p.refusal);
 	assert_contains(p.refusal, "partition 1");
-	assert_contains(p.refusal, "grow the LUN by 2.0 MiB (2079744 bytes)"); /* 2097152 - 17408 */
+	assert_contains(p.refusal,
+			"grow the LUN by 2.0 MiB (2079744 bytes)"); /* 2097152 - 17408 */
 	assert_not_contains(p.refusal, "before it");
 	plan_free(&p);
 }
@@ -197,7 +198,8 @@ static void test_refuse_names_both_ways(void **state)
 
 	plan_of(PA_LABEL_GPT, DISK, 512, v, 3, &p);
 	assert_non_null(p.refusal);
-	assert_contains(p.refusal, "free 1 MiB after partition 2 (or 512 bytes before it)");
+	assert_contains(p.refusal,
+			"free 1 MiB after partition 2 (or 512 bytes before it)");
 	plan_free(&p);
 }
 
@@ -276,7 +278,8 @@ static void fill_entries(struct pa_journal *j)
 {
 	size_t m;
 
-	assert_int_equal(journal_set_label(j, "gpt:0D2F3A4B-1111-2222-3333-444455556666"), 0);
+	assert_int_equal(journal_set_label(j, "gpt:0D2F3A4B-1111-2222-3333-444455556666"),
+			 0);
 	j->move_id = 0xcafe0001;
 	for (m = 0; m < j->n; m++) {
 		struct pa_jentry *e = &j->v[m].entry;
@@ -309,52 +312,65 @@ static int parse_text(const char *body)
 	return rc;
 }
 
-#define HDR "partalign-journal 2\ndevice /dev/sdx\nid wwn:1\nlabel gpt:X\nmove-id 1\n" \
-	    "size 1073741824\nlogical 512\nnonce 5\nring 0\n"
-#define ENTRY "entry 1 0FC63DAF-8483-4772-8E79-3D69D8477DE4 11111111-2222-3333-4444-555555555555 -\n"
+#define HDR                                                                              \
+	"partalign-journal 2\ndevice /dev/sdx\nid wwn:1\nlabel gpt:X\nmove-id 1\n"       \
+	"size 1073741824\nlogical 512\nnonce 5\nring 0\n"
+#define ENTRY                                                                            \
+	"entry 1 0FC63DAF-8483-4772-8E79-3D69D8477DE4 "                                  \
+	"11111111-2222-3333-4444-555555555555 -\n"
 
 /* Values that would wrap or escape the disk are refused even with a good CRC. */
 static void test_journal_hostile_values(void **state)
 {
 	/* the good one, so that each refusal below is about its one change */
-	assert_int_equal(parse_text(HDR "chunk 8388608\nmove 1 1048576 2097152 104857600 record "
-					"1048576\n" ENTRY),
-			 0);
+	assert_int_equal(
+	    parse_text(HDR "chunk 8388608\nmove 1 1048576 2097152 104857600 record "
+			   "1048576\n" ENTRY),
+	    0);
 	/* a chunk of 2^64 - 4096: zero chunks for a 100 MiB move */
-	assert_int_equal(parse_text(HDR "chunk 18446744073709547520\nmove 1 1048576 2097152 "
-					"104857600 record 18446744073709547520\n" ENTRY),
+	assert_int_equal(parse_text(HDR
+				    "chunk 18446744073709547520\nmove 1 1048576 2097152 "
+				    "104857600 record 18446744073709547520\n" ENTRY),
 			 -EBADMSG);
 	/* from + len wraps */
-	assert_int_equal(parse_text(HDR "chunk 8388608\nmove 1 18446744073709551104 2097152 "
-					"1024 record 1048576\n" ENTRY),
+	assert_int_equal(parse_text(HDR
+				    "chunk 8388608\nmove 1 18446744073709551104 2097152 "
+				    "1024 record 1048576\n" ENTRY),
 			 -EBADMSG);
 	/* past the end of the disk */
-	assert_int_equal(parse_text(HDR "chunk 8388608\nmove 1 1048576 1073741312 1024 record "
-					"1048576\n" ENTRY),
-			 -EBADMSG);
+	assert_int_equal(
+	    parse_text(HDR "chunk 8388608\nmove 1 1048576 1073741312 1024 record "
+			   "1048576\n" ENTRY),
+	    -EBADMSG);
 	/* a save move without a ring, a ring beyond its maximum */
-	assert_int_equal(parse_text(HDR "chunk 8388608\nmove 1 1048576 2097152 104857600 save "
-					"8388608\n" ENTRY),
-			 -EBADMSG);
+	assert_int_equal(
+	    parse_text(HDR "chunk 8388608\nmove 1 1048576 2097152 104857600 save "
+			   "8388608\n" ENTRY),
+	    -EBADMSG);
 	/* a move without its entry, a key twice, a sector size of 3 */
-	assert_int_equal(parse_text(HDR "chunk 8388608\nmove 1 1048576 2097152 104857600 record "
-					"1048576\n"),
-			 -EBADMSG);
-	assert_int_equal(parse_text(HDR "chunk 8388608\nchunk 8388608\nmove 1 1048576 2097152 "
-					"104857600 record 1048576\n" ENTRY),
-			 -EBADMSG);
-	assert_int_equal(parse_text("partalign-journal 2\ndevice /dev/sdx\nid wwn:1\nlabel "
-				    "gpt:X\nmove-id 1\nsize 1073741824\nlogical 3\nnonce "
-				    "5\nring 0\nchunk 8388608\nmove 1 1048576 2097152 104857600 "
-				    "record 1048576\n" ENTRY),
-			 -EBADMSG);
+	assert_int_equal(
+	    parse_text(HDR "chunk 8388608\nmove 1 1048576 2097152 104857600 record "
+			   "1048576\n"),
+	    -EBADMSG);
+	assert_int_equal(
+	    parse_text(HDR "chunk 8388608\nchunk 8388608\nmove 1 1048576 2097152 "
+			   "104857600 record 1048576\n" ENTRY),
+	    -EBADMSG);
+	assert_int_equal(
+	    parse_text("partalign-journal 2\ndevice /dev/sdx\nid wwn:1\nlabel "
+		       "gpt:X\nmove-id 1\nsize 1073741824\nlogical 3\nnonce "
+		       "5\nring 0\nchunk 8388608\nmove 1 1048576 2097152 104857600 "
+		       "record 1048576\n" ENTRY),
+	    -EBADMSG);
 	/* negative numbers, trailing junk */
-	assert_int_equal(parse_text(HDR "chunk -4096\nmove 1 1048576 2097152 104857600 record "
-					"1048576\n" ENTRY),
-			 -EBADMSG);
-	assert_int_equal(parse_text(HDR "chunk 8388608x\nmove 1 1048576 2097152 104857600 record "
-					"1048576\n" ENTRY),
-			 -EBADMSG);
+	assert_int_equal(
+	    parse_text(HDR "chunk -4096\nmove 1 1048576 2097152 104857600 record "
+			   "1048576\n" ENTRY),
+	    -EBADMSG);
+	assert_int_equal(
+	    parse_text(HDR "chunk 8388608x\nmove 1 1048576 2097152 104857600 record "
+			   "1048576\n" ENTRY),
+	    -EBADMSG);
 }
 
 static void test_journal_order_and_modes(void **state)
@@ -378,14 +394,17 @@ static void test_journal_order_and_modes(void **state)
 	assert_int_equal(j.v[0].num, 4);
 	assert_int_equal(j.v[1].num, 1);
 	assert_int_equal(j.v[2].num, 3);
-	/* by default moves of about 2 MiB save their chunks (a flush per 2 MiB costs more) */
+	/* by default moves of about 2 MiB save their chunks (a flush per 2 MiB costs
+	 * more) */
 	assert_true(j.v[0].save && j.v[1].save && j.v[2].save);
 	assert_int_equal(j.v[0].chunk, PA_JOURNAL_CHUNK);
 	assert_int_equal(j.ring, PA_JOURNAL_RING);
 	assert_int_equal(j.chunk, PA_JOURNAL_CHUNK);
 	journal_free(&j);
-	/* recording from 1 MiB on: chunks of half the distance, no write on its own source */
-	assert_int_equal(journal_init2(&j, &p, "/dev/sdx", "wwn:0x5000", 0, 1 * MiB, 2, 7), 0);
+	/* recording from 1 MiB on: chunks of half the distance, no write on its own
+	 * source */
+	assert_int_equal(
+	    journal_init2(&j, &p, "/dev/sdx", "wwn:0x5000", 0, 1 * MiB, 2, 7), 0);
 	assert_false(j.v[0].save || j.v[1].save);
 	assert_int_equal(j.v[0].chunk, (2 * MiB - 1024) / 2 / 4096 * 4096);
 	assert_int_equal(j.v[1].chunk, (2 * MiB - FIRST) / 2 / 4096 * 4096);
@@ -464,7 +483,8 @@ static void test_journal_header_round_trip(void **state)
 		assert_int_equal(k.v[i].chunk, j.v[i].chunk);
 		assert_string_equal(k.v[i].entry.type, j.v[i].entry.type);
 		assert_string_equal(k.v[i].entry.uuid, j.v[i].entry.uuid);
-		assert_memory_equal(k.v[i].entry.name, j.v[i].entry.name, PA_JOURNAL_NAME_LEN);
+		assert_memory_equal(k.v[i].entry.name, j.v[i].entry.name,
+				    PA_JOURNAL_NAME_LEN);
 	}
 	assert_int_equal(k.file_len, j.file_len);
 	assert_int_equal(k.ring_off, j.ring_off);
@@ -545,7 +565,8 @@ static void test_crc_matches_core(void **state)
 	/* against a bit-at-a-time CRC-32 written here, not the table-driven one */
 	for (off = 0; off < 9; off++)
 		for (len = 0; len + off <= sizeof(buf); len += 97)
-			assert_int_equal(crc32_update(0, buf + off, len), crc_bitwise(buf + off, len));
+			assert_int_equal(crc32_update(0, buf + off, len),
+					 crc_bitwise(buf + off, len));
 	/* continuing a CRC */
 	assert_int_equal(crc32_update(crc32_update(0, buf, 1001), buf + 1001, 999),
 			 crc32_update(0, buf, 2000));

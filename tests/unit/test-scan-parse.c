@@ -59,12 +59,13 @@ static void test_props(void **state)
 
 	assert_non_null(d);
 	d->kind = PA_KIND_DISK;
-	assert_int_equal(scan_props_parse("DEVTYPE=partition\nPARTNAME=kernel-name\nPARTN=1\n",
-					  "I:123\nE:ID_PART_ENTRY_UUID=5e1f2a3b-01\n"
-					  "E:ID_PART_ENTRY_NAME=data\nE:ID_SERIAL=\n"
-					  "E:ID_FS_TYPE=ext4",
-					  d),
-			 0);
+	assert_int_equal(
+	    scan_props_parse("DEVTYPE=partition\nPARTNAME=kernel-name\nPARTN=1\n",
+			     "I:123\nE:ID_PART_ENTRY_UUID=5e1f2a3b-01\n"
+			     "E:ID_PART_ENTRY_NAME=data\nE:ID_SERIAL=\n"
+			     "E:ID_FS_TYPE=ext4",
+			     d),
+	    0);
 	assert_int_equal(d->kind, PA_KIND_PART);
 	assert_string_equal(d->part_uuid, "5e1f2a3b-01");
 	/* udev's name wins over the kernel's */
@@ -102,7 +103,8 @@ static size_t reply(unsigned char *buf, size_t len, unsigned int data_start,
 	memcpy(spec.target_type, type, strlen(type)); /* shorter than 16: NUL padded */
 	if (data_start >= len)
 		return len;
-	/* a spec that does not fit is cut where the buffer ends, as the kernel's reply is */
+	/* a spec that does not fit is cut where the buffer ends, as the kernel's reply is
+	 */
 	memcpy(buf + data_start, &spec,
 	       len - data_start < sizeof(spec) ? len - data_start : sizeof(spec));
 	if (data_start + sizeof(spec) + strlen(params) + 1 > len)

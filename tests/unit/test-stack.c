@@ -706,9 +706,8 @@ static void test_fs_geometry(void **state)
 	assert_string_equal(fix, "mkfs.xfs -d su=192k,sw=1");
 
 	/* nothing on either side: n/a */
-	assert_int_equal(
-	    stack_fs_check(&g, 4096, 0, why, sizeof(why), fix, sizeof(fix)),
-	    PA_VERDICT_NA);
+	assert_int_equal(stack_fs_check(&g, 4096, 0, why, sizeof(why), fix, sizeof(fix)),
+			 PA_VERDICT_NA);
 
 	/* hostile: the largest superblock numbers do not wrap (2^32 x 2^32 < 2^64) */
 	assert_int_equal(stack_fs_xfs(UINT32_MAX, UINT32_MAX, UINT32_MAX, &g), 0);
