@@ -135,6 +135,22 @@ static void set_verdicts(struct libscols_line *ln, size_t i, int col,
 	}
 }
 
+/* The NOTE of a row: what the plan did that the other columns do not say. */
+static const char *row_note(const struct fix_job *j, const struct pa_step *s)
+{
+	const struct pa_plan *p = &j->plan;
+
+	if (s && s->resized)
+		return "size rounded down to the grain to fit";
+	if (j->planned && p->table.damaged && !p->refusal)
+		return "a damaged GPT copy: fix rewrites both";
+	if (!s && j->kernel_stale)
+		return "the kernel's partitions differ from the table";
+	if (!s && j->planned && !p->refusal)
+		return "no partitions";
+	return NULL;
+}
+
 static int add_row(const struct fix_opts *o, struct libscols_table *tb, const int *sel,
 		   size_t nsel, const struct fix_job *j, const struct pa_step *s)
 {
@@ -233,18 +249,7 @@ static int add_row(const struct fix_opts *o, struct libscols_table *tb, const in
 			out_set_str(ln, i, p->refusal);
 			break;
 		case PC_NOTE:
-			if (s && s->resized)
-				out_set_str(ln, i,
-					    "size rounded down to the grain to fit");
-			else if (j->planned && p->table.damaged && !p->refusal)
-				out_set_str(ln, i,
-					    "a damaged GPT copy: fix rewrites both");
-			else if (!s && j->kernel_stale)
-				out_set_str(
-				    ln, i,
-				    "the kernel's partitions differ from the table");
-			else if (!s && j->planned && !p->refusal)
-				out_set_str(ln, i, "no partitions");
+			out_set_str(ln, i, row_note(j, s));
 			break;
 		case PC_RESULT:
 			out_set_str(ln, i, j->result);
@@ -563,6 +568,26 @@ static void usage(FILE *f, bool fix)
 	    fix ? "left (refused or partly done)" : "to fix (or refused)");
 }
 
+/* Options that do not go together, and a device to work on. */
+static int parse_check(const struct fix_opts *o, bool no_device)
+{
+	if (o->plan.move_data && (o->plan.new_disk || o->plan.discard_data)) {
+		msg_err(NULL, 0,
+			"--move-data keeps the data: not with --new or --discard-data");
+		return PA_EXIT_USAGE;
+	}
+	if (o->name && !o->plan.new_disk) {
+		msg_err(NULL, 0, "--name goes with --new");
+		return PA_EXIT_USAGE;
+	}
+	if (no_device) {
+		msg_err(NULL, 0, "no device given");
+		usage(stderr, o->fix);
+		return PA_EXIT_USAGE;
+	}
+	return PA_EXIT_OK;
+}
+
 static int parse(int argc, char **argv, struct fix_opts *o)
 {
 	enum {
@@ -671,21 +696,7 @@ static int parse(int argc, char **argv, struct fix_opts *o)
 			return PA_EXIT_USAGE;
 		}
 	}
-	if (o->plan.move_data && (o->plan.new_disk || o->plan.discard_data)) {
-		msg_err(NULL, 0,
-			"--move-data keeps the data: not with --new or --discard-data");
-		return PA_EXIT_USAGE;
-	}
-	if (o->name && !o->plan.new_disk) {
-		msg_err(NULL, 0, "--name goes with --new");
-		return PA_EXIT_USAGE;
-	}
-	if (optind == argc) {
-		msg_err(NULL, 0, "no device given");
-		usage(stderr, o->fix);
-		return PA_EXIT_USAGE;
-	}
-	return PA_EXIT_OK;
+	return parse_check(o, optind == argc);
 }
 
 bool fix_parse_wait(const char *arg, int *ms)
