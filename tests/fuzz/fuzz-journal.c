@@ -129,7 +129,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	case 2:
 		memset(rec, 0, sizeof(rec));
 		memcpy(rec, data + 1, size - 1 < sizeof(rec) ? size - 1 : sizeof(rec));
-		fz_put32(rec + 40, crc32_update(0, rec, 40));
+		put_le32(rec + 40, crc32_update(0, rec, 40));
 		if (data[0] % 3 == 1) {
 			struct pa_jprog r, r2;
 

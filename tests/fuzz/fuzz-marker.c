@@ -30,9 +30,9 @@ static const unsigned char *array_at(const struct fz_image *im, uint32_t logical
 	h = im->buf + off;
 	if (memcmp(h, "EFI PART", 8) != 0)
 		return NULL;
-	*esize = fz_le32(h + 84);
-	*len = (uint64_t)fz_le32(h + 80) * *esize;
-	if (__builtin_mul_overflow(fz_le64(h + 72), (uint64_t)logical, &eoff) ||
+	*esize = get_le32(h + 84);
+	*len = (uint64_t)get_le32(h + 80) * *esize;
+	if (__builtin_mul_overflow(get_le64(h + 72), (uint64_t)logical, &eoff) ||
 	    eoff > im->len || *len > im->len - eoff || *esize < 128)
 		return NULL;
 	return im->buf + eoff;
@@ -47,8 +47,8 @@ static bool exact_possible(const struct fz_image *im, uint32_t logical)
 	int k;
 
 	a[0] = array_at(im, logical, 1, &len[0], &es[0]);
-	if (a[0] && fz_le64(im->buf + logical + 32) != 1)
-		last = fz_le64(im->buf + logical + 32);
+	if (a[0] && get_le64(im->buf + logical + 32) != 1)
+		last = get_le64(im->buf + logical + 32);
 	a[1] = array_at(im, logical, last, &len[1], &es[1]);
 	if (a[0] && a[1] && (len[0] != len[1] || memcmp(a[0], a[1], len[0]) != 0))
 		return false;

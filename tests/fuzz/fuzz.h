@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "core/crc32.h"
+#include "shared/endian.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -57,25 +58,6 @@ static inline int fz_write(void *ctx, uint64_t off, const void *buf, size_t len)
 	return 0;
 }
 
-static inline uint32_t fz_le32(const unsigned char *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-	       (uint32_t)p[3] << 24;
-}
-
-static inline uint64_t fz_le64(const unsigned char *p)
-{
-	return (uint64_t)fz_le32(p) | (uint64_t)fz_le32(p + 4) << 32;
-}
-
-static inline void fz_put32(unsigned char *p, uint32_t v)
-{
-	p[0] = (unsigned char)v;
-	p[1] = (unsigned char)(v >> 8);
-	p[2] = (unsigned char)(v >> 16);
-	p[3] = (unsigned char)(v >> 24);
-}
-
 /*
  * Make the GPT header at @lba (if it has the signature) and its entry array
  * pass their CRC checks, whatever else the mutation did to them.
@@ -93,14 +75,14 @@ static inline void fz_gpt_fix_at(unsigned char *img, size_t len, uint32_t logica
 	h = img + off;
 	if (memcmp(h, "EFI PART", 8) != 0)
 		return;
-	elen = (uint64_t)fz_le32(h + 80) * fz_le32(h + 84);
-	if (!__builtin_mul_overflow(fz_le64(h + 72), (uint64_t)logical, &eoff) &&
+	elen = (uint64_t)get_le32(h + 80) * get_le32(h + 84);
+	if (!__builtin_mul_overflow(get_le64(h + 72), (uint64_t)logical, &eoff) &&
 	    eoff <= len && elen <= len - eoff)
-		fz_put32(h + 88, crc32_update(0, img + eoff, (size_t)elen));
-	hsize = fz_le32(h + 12);
+		put_le32(h + 88, crc32_update(0, img + eoff, (size_t)elen));
+	hsize = get_le32(h + 12);
 	if (hsize >= 92 && hsize <= 512 && hsize <= len - off) {
-		fz_put32(h + 16, 0);
-		fz_put32(h + 16, crc32_update(0, h, hsize));
+		put_le32(h + 16, 0);
+		put_le32(h + 16, crc32_update(0, h, hsize));
 	}
 }
 
@@ -110,7 +92,7 @@ static inline void fz_gpt_fix(unsigned char *img, size_t len, uint32_t logical)
 	uint64_t last = len / logical ? len / logical - 1 : 0;
 
 	if (len >= 2ull * logical && memcmp(img + logical, "EFI PART", 8) == 0) {
-		uint64_t alt = fz_le64(img + logical + 32);
+		uint64_t alt = get_le64(img + logical + 32);
 
 		if (alt != last && alt != 1)
 			fz_gpt_fix_at(img, len, logical, alt);
