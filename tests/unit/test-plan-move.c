@@ -285,7 +285,8 @@ static void fill_entries(struct pa_journal *j)
 		struct pa_jentry *e = &j->v[m].entry;
 
 		strcpy(e->type, "0FC63DAF-8483-4772-8E79-3D69D8477DE4");
-		snprintf(e->uuid, sizeof(e->uuid), "11111111-2222-3333-4444-%012zu", m);
+		snprintf(e->uuid, sizeof(e->uuid), "11111111-2222-3333-4444-%012u",
+			 (unsigned int)(m % 1000));
 		memset(e->name, 0, sizeof(e->name));
 		e->name[0] = 'd';
 		e->name[2] = (unsigned char)('0' + m);
