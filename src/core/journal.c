@@ -683,11 +683,7 @@ int journal_plan(const struct pa_journal *j, const struct pa_topology *topo,
 				   j->disk_size, j->logical);
 	for (i = 0; i < t->n; i++) {
 		const struct pa_entry *e = &t->v[i];
-		struct pa_step s = {.kind = PA_STEP_KEEP,
-				    .old = e,
-				    .num = e->num,
-				    .new_start = e->start,
-				    .new_size = e->size};
+		struct pa_step s = plan_step_keep(e);
 
 		for (m = 0; m < j->n && j->v[m].num != e->num; m++)
 			;

@@ -217,11 +217,7 @@ static int plan_moves(struct pa_plan *p, const struct pa_topology *topo,
 		return -ENOMEM;
 	for (i = 0; i < t->n; i++) {
 		const struct pa_entry *e = &t->v[i];
-		struct pa_step s = {.kind = PA_STEP_KEEP,
-				    .old = e,
-				    .num = e->num,
-				    .new_start = e->start,
-				    .new_size = e->size};
+		struct pa_step s = plan_step_keep(e);
 
 		if (!e->logical) {
 			order[n++] = e;
@@ -244,11 +240,7 @@ static int plan_moves(struct pa_plan *p, const struct pa_topology *topo,
 
 	for (i = 0; i < n; i++) {
 		const struct pa_entry *e = order[i];
-		struct pa_step s = {.kind = PA_STEP_KEEP,
-				    .old = e,
-				    .num = e->num,
-				    .new_start = e->start,
-				    .new_size = e->size};
+		struct pa_step s = plan_step_keep(e);
 		uint64_t down;
 
 		if (e->extended || align_distance(e->start, g, off) == 0) {

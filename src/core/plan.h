@@ -118,6 +118,16 @@ void plan_label_range(enum pa_label label, uint64_t size, uint32_t logical,
 		      uint64_t *first, uint64_t *last);
 
 /* Entry list helpers; the table owns the strings. */
+/* The step that leaves entry @e where and as it is. */
+static inline struct pa_step plan_step_keep(const struct pa_entry *e)
+{
+	return (struct pa_step){.kind = PA_STEP_KEEP,
+				.old = e,
+				.num = e->num,
+				.new_start = e->start,
+				.new_size = e->size};
+}
+
 int plan_table_add(struct pa_table *t, const struct pa_entry *e);
 void plan_table_free(struct pa_table *t);
 

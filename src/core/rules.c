@@ -219,23 +219,21 @@ static bool is_kernel_part(const struct pa_dev *d)
 	return d->kind == PA_KIND_PART && !d->dm_uuid;
 }
 
+/* A udev property of @d, or its disk's when a kernel partition has none. */
+#define INHERITED(d, field)                                                              \
+	((d)->field			  ? (d)->field                                   \
+	 : is_kernel_part(d) && (d)->disk ? (d)->disk->field                             \
+					  : NULL)
+
 /* ID_SERIAL on @d: a kernel partition inherits its disk's (60-persistent-storage). */
 static const char *udev_serial(const struct pa_dev *d)
 {
-	if (d->id_serial)
-		return d->id_serial;
-	if (is_kernel_part(d) && d->disk)
-		return d->disk->id_serial;
-	return NULL;
+	return INHERITED(d, id_serial);
 }
 
 static const char *udev_wwn(const struct pa_dev *d)
 {
-	if (d->id_wwn)
-		return d->id_wwn;
-	if (is_kernel_part(d) && d->disk)
-		return d->disk->id_wwn;
-	return NULL;
+	return INHERITED(d, id_wwn);
 }
 
 /*
@@ -246,11 +244,7 @@ static const char *udev_wwn(const struct pa_dev *d)
  */
 static const char *udev_wwn_ext_raw(const struct pa_dev *d)
 {
-	if (d->id_wwn_ext)
-		return d->id_wwn_ext;
-	if (is_kernel_part(d) && d->disk)
-		return d->disk->id_wwn_ext;
-	return NULL;
+	return INHERITED(d, id_wwn_ext);
 }
 
 static const char *udev_wwn_ext(const struct pa_dev *d)
