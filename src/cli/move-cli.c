@@ -381,10 +381,13 @@ int cli_move_run(const struct cli_move_opts *mo, const struct pa_dev *dev,
 		return PA_EXIT_ERROR | PA_EXIT_MISALIGNED;
 	}
 	if (rc < 0) {
-		msg_err(dev->path, -rc,
-			"moving the data stopped; the journal %s holds all it needs: "
-			"finish with 'partalign resume %s'",
-			move_path(*mv), dev->path);
+		/* the cause first; a disk that went away may come back under another name
+		 */
+		msg_err(
+		    dev->path, 0,
+		    "moving the data stopped: %s; the journal %s holds all it needs: "
+		    "finish with 'partalign resume %s' (the disk's name when it is back)",
+		    strerror(-rc), move_path(*mv), dev->path);
 		return PA_EXIT_ERROR | PA_EXIT_MISALIGNED;
 	}
 	if (report && st.bytes)
