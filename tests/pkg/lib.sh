@@ -30,7 +30,8 @@ pkg_version() {
 
 # The pkg-config modules configure.ac requires, "module version" a line.
 pkg_minimums() {
-	sed -n 's/^PKG_CHECK_MODULES(\[[A-Z_]*\], *\[\([a-z]*\) >= \([0-9.]*\)\]).*/\1 \2/p' \
+	# (cmocka's, optional, sits indented inside an AS_IF: [PKG_CHECK_MODULES(...)
+	sed -n 's/^[[:space:][]*PKG_CHECK_MODULES(\[[A-Z_]*\], *\[\([a-z]*\) >= \([0-9.]*\)\][,)].*/\1 \2/p' \
 		"$1/configure.ac"
 }
 
