@@ -389,7 +389,7 @@ int align_check_stacked(const struct pa_devlist *l, const struct pa_dev *d,
 	struct pa_stack_verdict v;
 	struct pa_stack s;
 	unsigned int top;
-	const char *p;
+	const char *p, *bottom = NULL;
 	size_t n = 0;
 	int r;
 
@@ -405,6 +405,8 @@ int align_check_stacked(const struct pa_devlist *l, const struct pa_dev *d,
 		r = stack_check_dev(&s, top, policy, &v);
 		if (r < 0)
 			r = 1; /* a table the model refuses: judged as before */
+		else
+			bottom = b->dev[v.bottom].name; /* owned by @l */
 	}
 	free(b);
 	if (r)
@@ -427,6 +429,13 @@ int align_check_stacked(const struct pa_devlist *l, const struct pa_dev *d,
 		memcpy(out->reason, w, wl);
 		memcpy(out->reason + wl, v.reason, rl);
 		out->reason[wl + rl] = '\0';
+	}
+	if (v.optimal == PA_VERDICT_NA) {
+		size_t used = strlen(out->reason);
+
+		snprintf(out->reason + used, sizeof(out->reason) - used,
+			 "%soptimal: %s reports no usable optimal I/O size",
+			 used ? "; " : "", bottom ? bottom : "the disk");
 	}
 	/* "vda -> vda1 -> dm-2" as "vda>vda1>dm-2" */
 	for (p = v.path; *p && n + 1 < sizeof(out->layers);) {
