@@ -206,6 +206,20 @@ PARTALIGN_POLICY=$EXP_POL" "$u" "$name: partalign udev --sysroot $n"
 done
 [ "$ndumps" -ge 8 ] || fail "only $ndumps dumps in tests/data"
 
+# lvm-on-p63: the volume's reason names the partition below it and its
+# start, from the dump's sysfs (the table says which partition)
+dir=$T_TMP/lvm-on-p63
+lv=$(cd "$dir/sys/class/block" && for d in dm-*; do echo "$d"; done | head -n 1)
+read -r _ _ _ pdev _ <"$dir/dm/$(cat "$dir/sys/class/block/$lv/dev")"
+plink=$(grep -lx "$pdev" "$dir"/sys/class/block/*/dev | head -n 1)
+pdir=${plink%/dev}
+[ -f "$pdir/partition" ] || fail "lvm-on-p63: $pdev is not a partition in the dump"
+"$PARTALIGN" check --json --sysroot "$dir" "$lv" >"$T_TMP/out" 2>/dev/null || true
+r=$(jq -r --arg n "$lv" '.devices[] | select(.kname == $n) | .reason' "$T_TMP/out")
+grep -qF "partition ${pdir##*/} at $(($(cat "$pdir/start") * 512)) B" <<<"$r" ||
+	fail "lvm-on-p63: $lv: reason '$r'"
+echo "ok: lvm-on-p63: the reason names partition ${pdir##*/}"
+
 # multipath: the two paths are rows of type path, not checked
 dir=$T_TMP/mpath-kpartx
 "$PARTALIGN" check --json --sysroot "$dir" >"$T_TMP/out" 2>/dev/null || true
