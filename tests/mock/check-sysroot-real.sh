@@ -34,10 +34,11 @@ declare -A claim=(
 # the policy is judged on the striped device (byte 0 of its segment: ok) and
 # the chunk against the disk's physical grain and optimal I/O.
 stack_expect() {
-	local dir=$1 real=$2 s0 len type rest dev off chunk n i lower ldir ddir abs
+	local dir=$1 real=$2 type rest dev off chunk n i lower ldir ddir abs
 	local lbs pbs mio oio ao g best=-1 sc ph op po
 	STK_KNOWN=0
-	while read -r s0 len type rest; do
+	while read -r _ _ type rest; do
+		# shellcheck disable=SC2086 # the target's arguments, word by word
 		set -- $rest
 		case $type in
 		linear) n=1 chunk=0 ;;
@@ -48,9 +49,9 @@ stack_expect() {
 		for ((i = 0; i < n; i++)); do
 			dev=$1 off=$2
 			shift 2
-			[ -e "$dir/sys/dev/block/$dev" ] || [ -n "$(grep -lx "$dev" "$dir"/sys/class/block/*/dev 2>/dev/null)" ] ||
-				return 0
-			lower=$(grep -lx "$dev" "$dir"/sys/class/block/*/dev | head -n 1)
+			# the device the target names, by its dev file (none: not dumped)
+			lower=$(grep -lx "$dev" "$dir"/sys/class/block/*/dev 2>/dev/null | head -n 1)
+			[ -n "$lower" ] || return 0
 			ldir=$(readlink -f "${lower%/dev}")
 			if [ -f "$ldir/partition" ]; then
 				ddir=${ldir%/*}

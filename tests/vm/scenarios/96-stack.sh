@@ -86,11 +86,15 @@ case $r in
 *"$want_r"*) vm_pass "$label/reason" "$lv1: $want_r" ;;
 *) vm_fail "$label/reason" "$lv1: reason '$r' does not say '$want_r'" ;;
 esac
-[ $((VM_RC & 4)) = "$rc_want" ] && [ $((VM_RC & 8)) = 0 ] &&
-	vm_pass "$label/exit" "exit $VM_RC" || vm_fail "$label/exit" "exit $VM_RC, want bit 4 = $rc_want"
+if [ $((VM_RC & 4)) = "$rc_want" ] && [ $((VM_RC & 8)) = 0 ]; then
+	vm_pass "$label/exit" "exit $VM_RC"
+else
+	vm_fail "$label/exit" "exit $VM_RC, want bit 4 = $rc_want"
+fi
 
 # the same under --sysroot of a dump of the stack (named: the dump follows
 # each map down to its disk)
+# shellcheck disable=SC2046 # dm-N names, no blanks
 set -- $(for n in pa--st-lv1 pa--st-lv6 pa--st-str pa-st-crypt; do echo "/dev/$(vm_dm_by_name "$n")"; done)
 rm -rf /tmp/dump-stack
 if partalign dump /tmp/dump-stack "$@" 2>/tmp/dump.err; then
