@@ -61,6 +61,8 @@ enum {
 	COL_TABLE,
 	COL_ONDISK_START,
 	COL_UDEV,
+	COL_ABS_START,
+	COL_LAYERS,
 };
 
 #define N SCOLS_JSON_NUMBER
@@ -113,6 +115,12 @@ static const struct out_col columns[] = {
 			  "--probe: start in the on-disk table"},
     [COL_UDEV] = {"UDEV", 5, 0, S,
 		  "udev database vs the device: ok, stale (PARTUUID with --probe)"},
+    [COL_ABS_START] =
+	{"ABS-START", 10, R, N,
+	 "stacked dm device: where its byte 0 lands on the bottom device, bytes"},
+    [COL_LAYERS] =
+	{"LAYERS", 0.1, 0, S,
+	 "stacked dm device: the layers below it, bottom first (vda>vda1>dm-2)"},
 };
 #undef N
 #undef S
@@ -139,7 +147,8 @@ static const int topology_defaults[] = {COL_NAME,      COL_START,     COL_LOG_SE
 	    COL_FSTYPE, COL_MOUNTPOINTS, COL_HOLDERS, COL_PARTLABEL, COL_PARTUUID,       \
 	    COL_WWN, COL_SERIAL
 static const int script_defaults[] = {SCRIPT_COLUMNS};
-static const int json_defaults[] = {SCRIPT_COLUMNS, COL_KNAME, COL_START_SEC, COL_UDEV};
+static const int json_defaults[] = {SCRIPT_COLUMNS, COL_KNAME,	   COL_START_SEC,
+				    COL_UDEV,	    COL_ABS_START, COL_LAYERS};
 #undef SCRIPT_COLUMNS
 
 /* A row to print; the verdicts and the reason are computed as it is printed. */
@@ -326,6 +335,14 @@ static int fill_device(const struct out_opts *o, struct libscols_line *ln, size_
 		break;
 	case COL_DISK_ALIGN:
 		rc = out_set_s64(ln, i, whole->topo.align_off);
+		break;
+	case COL_ABS_START:
+		if (r->c.stack_known)
+			rc = out_set_u64(ln, i, r->c.abs_start);
+		break;
+	case COL_LAYERS:
+		if (r->c.stack_known)
+			rc = out_set_str(ln, i, r->c.layers);
 		break;
 	default:
 		return 1;
@@ -718,8 +735,9 @@ static int check_columns(struct check_opts *co, int *sel, size_t *nsel)
 }
 
 /* One line per row, each judged; the exit status bits of what was found. */
-static int check_rows(const struct check_opts *co, struct libscols_table *tb,
-		      const struct pick *rows, size_t nrows, const int *sel, size_t nsel)
+static int check_rows(const struct check_opts *co, const struct pa_devlist *l,
+		      struct libscols_table *tb, const struct pick *rows, size_t nrows,
+		      const int *sel, size_t nsel)
 {
 	struct row *r = malloc(sizeof(*r));
 	int status = PA_EXIT_OK;
@@ -739,6 +757,11 @@ static int check_rows(const struct check_opts *co, struct libscols_table *tb,
 		memset(&r->c, 0, sizeof(r->c));
 		if (r->checked) {
 			align_check_dev(r->d, &co->grain, &r->c);
+			/* a stacked dm device whose layers are known: at its place */
+			if (align_check_stacked(l, r->d, &co->grain, &r->c) < 0) {
+				msg_err(r->d->path, ENOMEM, "cannot judge the stack");
+				status |= PA_EXIT_ERROR;
+			}
 			if (r->c.physical == PA_VERDICT_MISALIGNED ||
 			    r->c.optimal == PA_VERDICT_MISALIGNED ||
 			    r->c.policy == PA_VERDICT_MISALIGNED)
@@ -815,7 +838,7 @@ int cmd_check(int argc, char **argv)
 		status |= PA_EXIT_ERROR;
 		goto out;
 	}
-	rc = check_rows(&co, tb, rows, nrows, sel, nsel);
+	rc = check_rows(&co, &devs, tb, rows, nrows, sel, nsel);
 	status |= rc;
 	if (!(rc & PA_EXIT_ERROR))
 		status |= out_print(tb);

@@ -7,12 +7,15 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/align.h"
+#include "core/stack.h"
 #include "core/units.h"
 
 const char *align_verdict_name(enum pa_verdict v)
@@ -274,4 +277,175 @@ uint64_t align_lcm(uint64_t a, uint64_t b)
 	if (!a || !b)
 		return a ? a : b;
 	return __builtin_mul_overflow(a / gcd(a, b), b, &m) ? 0 : m;
+}
+
+/* ---- stacked devices through their layers (issue #15) ---- */
+
+struct stack_build {
+	const struct pa_devlist *l;
+	const struct pa_dev *from[PA_STACK_DEVS_MAX]; /* scanned device of each entry */
+	struct pa_stack_dev dev[PA_STACK_DEVS_MAX];
+	struct pa_stack_seg seg[PA_STACK_DEVS_MAX][PA_DM_TARGETS_MAX];
+	struct pa_stack_ref ref[PA_STACK_DEVS_MAX][PA_DM_TARGETS_MAX][PA_DM_STRIPES_MAX];
+	unsigned int n;
+};
+
+static bool is_stacked_dm(const struct pa_dev *d)
+{
+	return d->kind == PA_KIND_LVM || d->kind == PA_KIND_CRYPT ||
+	       d->kind == PA_KIND_DM;
+}
+
+/* Add @d (after what it stands on) and return its index in *idx; 1: not known. */
+static int build_add(struct stack_build *b, const struct pa_dev *d, unsigned int depth,
+		     unsigned int *idx)
+{
+	struct pa_stack_dev sd = {.name = d->name, .size = d->size};
+	unsigned int i, k, j;
+	int r;
+
+	for (i = 0; i < b->n; i++)
+		if (b->from[i] == d) {
+			*idx = i;
+			return 0;
+		}
+	if (depth > PA_STACK_DEPTH_MAX)
+		return 1;
+	if (is_stacked_dm(d)) {
+		const struct pa_dm_table *t = &d->dm_table;
+		unsigned int low[PA_DM_TARGETS_MAX][PA_DM_STRIPES_MAX];
+
+		if (!d->dm_table_known || !t->n)
+			return 1;
+		for (k = 0; k < t->n; k++)
+			for (j = 0; j < t->t[k].stripes; j++) {
+				const struct pa_dev *lo = devlist_find_devno(
+				    b->l, t->t[k].to[j].major, t->t[k].to[j].minor);
+
+				if (!lo || lo == d)
+					return 1;
+				r = build_add(b, lo, depth + 1, &low[k][j]);
+				if (r)
+					return r;
+			}
+		if (b->n >= PA_STACK_DEVS_MAX)
+			return 1;
+		i = b->n;
+		if (t->n == 1 && t->t[0].crypt) {
+			sd.kind = PA_STACK_CRYPT;
+			sd.lower = low[0][0];
+			sd.offset = t->t[0].to[0].offset;
+		} else {
+			sd.kind = PA_STACK_DM;
+			sd.nsegs = t->n;
+			sd.segs = b->seg[i];
+			for (k = 0; k < t->n; k++) {
+				for (j = 0; j < t->t[k].stripes; j++)
+					b->ref[i][k][j] = (struct pa_stack_ref){
+					    .dev = low[k][j],
+					    .offset = t->t[k].to[j].offset};
+				b->seg[i][k] = (struct pa_stack_seg){
+				    .start = t->t[k].start,
+				    .length = t->t[k].length,
+				    .stripes = t->t[k].stripes,
+				    .chunk = t->t[k].chunk,
+				    .to = b->ref[i][k],
+				};
+			}
+		}
+	} else if (d->kind == PA_KIND_PART) {
+		unsigned int lower;
+
+		if (!d->start_known || !d->disk)
+			return 1;
+		r = build_add(b, d->disk, depth + 1, &lower);
+		if (r)
+			return r;
+		if (b->n >= PA_STACK_DEVS_MAX)
+			return 1;
+		i = b->n;
+		sd.kind = PA_STACK_PART;
+		sd.lower = lower;
+		sd.offset = d->start;
+	} else {
+		/* the bottom: a disk, loop device, multipath map or md array */
+		if (b->n >= PA_STACK_DEVS_MAX)
+			return 1;
+		i = b->n;
+		sd.kind = PA_STACK_DISK;
+		sd.topo = d->topo;
+	}
+	b->from[i] = d;
+	b->dev[i] = sd;
+	b->n++;
+	*idx = i;
+	return 0;
+}
+
+int align_check_stacked(const struct pa_devlist *l, const struct pa_dev *d,
+			const struct pa_grain *policy, struct pa_check *out)
+{
+	struct stack_build *b;
+	struct pa_stack_verdict v;
+	struct pa_stack s;
+	unsigned int top;
+	const char *p, *bottom = NULL;
+	size_t n = 0;
+	int r;
+
+	if (!is_stacked_dm(d) || !d->dm_table_known)
+		return 1;
+	b = calloc(1, sizeof(*b));
+	if (!b)
+		return -ENOMEM;
+	b->l = l;
+	r = build_add(b, d, 0, &top);
+	if (r == 0) {
+		s = (struct pa_stack){.ndevs = b->n, .dev = b->dev};
+		r = stack_check_dev(&s, top, policy, &v);
+		if (r < 0)
+			r = 1; /* a table the model refuses: judged as before */
+		else
+			bottom = b->dev[v.bottom].name; /* owned by @l */
+	}
+	free(b);
+	if (r)
+		return r;
+	out->physical = v.physical;
+	out->optimal = v.optimal;
+	out->policy = v.policy;
+	out->stack_known = true;
+	out->abs_start = v.abs;
+	/* the reason's first clause says which verdict the worst miss is */
+	out->reason[0] = '\0';
+	if (v.reason[0]) {
+		const char *w = v.physical == PA_VERDICT_MISALIGNED  ? "physical: "
+				: v.optimal == PA_VERDICT_MISALIGNED ? "optimal: "
+								     : "policy: ";
+		size_t wl = strlen(w), rl = strlen(v.reason);
+
+		if (wl + rl >= sizeof(out->reason))
+			rl = sizeof(out->reason) - wl - 1;
+		memcpy(out->reason, w, wl);
+		memcpy(out->reason + wl, v.reason, rl);
+		out->reason[wl + rl] = '\0';
+	}
+	if (v.optimal == PA_VERDICT_NA) {
+		size_t used = strlen(out->reason);
+
+		snprintf(out->reason + used, sizeof(out->reason) - used,
+			 "%soptimal: %s reports no usable optimal I/O size",
+			 used ? "; " : "", bottom ? bottom : "the disk");
+	}
+	/* "vda -> vda1 -> dm-2" as "vda>vda1>dm-2" */
+	for (p = v.path; *p && n + 1 < sizeof(out->layers);) {
+		if (strncmp(p, " -> ", 4) == 0) {
+			out->layers[n++] = '>';
+			p += 4;
+		} else {
+			out->layers[n++] = *p++;
+		}
+	}
+	out->layers[n] = '\0';
+	return 0;
 }

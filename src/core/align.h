@@ -41,6 +41,10 @@ struct pa_check {
 	int64_t kalign_predicted;   /* what the kernel's alignment_offset should say */
 	bool kalign_mismatch;	    /* the kernel's value disagrees with ours */
 	char reason[PA_REASON_MAX]; /* empty when all three are ok */
+	/* a stacked device judged through its layers (align_check_stacked) */
+	bool stack_known;
+	uint64_t abs_start; /* byte 0 of the worst segment on the bottom device */
+	char layers[256];   /* "vda>vda1>dm-2", bottom first */
 };
 
 const char *align_verdict_name(enum pa_verdict v);
@@ -100,5 +104,18 @@ void align_check(const struct pa_topology *t, uint64_t dev_size, enum pa_region 
  */
 void align_check_dev(const struct pa_dev *d, const struct pa_grain *policy,
 		     struct pa_check *out);
+
+/*
+ * A stacked dm device (LVM, crypt, other dm; not a multipath map or a kpartx
+ * partition) whose table the scanner read, and whose every lower device is in
+ * @l and known in turn (a partition at a known start, a dm device with a
+ * table, or a bottom device: disk, loop, multipath map, md array with its own
+ * topology): judge it at its place on the bottom devices (core/stack.h) and
+ * replace the verdicts and reason of @out (filled by align_check_dev() first),
+ * setting out->stack_known, abs_start and layers.  Returns 0 when it did,
+ * 1 when the layout is not known (@out untouched), or a negative errno.
+ */
+int align_check_stacked(const struct pa_devlist *l, const struct pa_dev *d,
+			const struct pa_grain *policy, struct pa_check *out);
 
 #endif

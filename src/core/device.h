@@ -25,6 +25,31 @@ enum pa_kind {
 	PA_KIND_MD,    /* md RAID */
 };
 
+/*
+ * A device-mapper table as the scanner parsed it (issue #15): linear,
+ * striped and crypt targets.  Bytes throughout; a crypt target has one
+ * stripe, @crypt set, and its payload offset in to[0].offset.
+ */
+#define PA_DM_TARGETS_MAX 8
+#define PA_DM_STRIPES_MAX 8
+
+struct pa_dm_target {
+	uint64_t start; /* on the dm device */
+	uint64_t length;
+	uint32_t stripes; /* 1: linear or crypt */
+	uint64_t chunk;	  /* striped: chunk size; else 0 */
+	bool crypt;
+	struct {
+		unsigned int major, minor;
+		uint64_t offset; /* on the lower device */
+	} to[PA_DM_STRIPES_MAX];
+};
+
+struct pa_dm_table {
+	unsigned int n;
+	struct pa_dm_target t[PA_DM_TARGETS_MAX];
+};
+
 /* All sizes in bytes. */
 struct pa_topology {
 	uint32_t logical;
@@ -92,6 +117,10 @@ struct pa_dev {
 	bool ondisk_no_table; /* rules: its disk was read and holds no table */
 	char *sys_serial;
 	char *sys_wwid;
+
+	/* dm devices (not multipath maps): the table, when it was read and parsed */
+	bool dm_table_known;
+	struct pa_dm_table dm_table;
 
 	unsigned int nparts; /* wholes: number of partitions the kernel has */
 	bool is_path;	     /* a multipath path device or a partition of one */

@@ -156,3 +156,115 @@ int scan_dm_table_text_start(const char *text, uint64_t *start)
 	*start = (uint64_t)off * 512;
 	return 0;
 }
+
+/* "MAJ:MIN" and a sector count, each ended by a blank or the line's end */
+static int parse_devoff(const char **pp, unsigned int *ma, unsigned int *mi,
+			uint64_t *off)
+{
+	unsigned long long o;
+	int n = 0;
+
+	if (sscanf(*pp, " %u:%u %llu%n", ma, mi, &o, &n) != 3 || o > UINT64_MAX / 512)
+		return -EOPNOTSUPP;
+	*off = (uint64_t)o * 512;
+	*pp += n;
+	return 0;
+}
+
+/* skip one blank-separated word; -EOPNOTSUPP when there is none */
+static int skip_word(const char **pp)
+{
+	const char *p = *pp;
+
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (!*p || *p == '\n')
+		return -EOPNOTSUPP;
+	while (*p && *p != ' ' && *p != '\t' && *p != '\n')
+		p++;
+	*pp = p;
+	return 0;
+}
+
+static int parse_target(const char *line, struct pa_dm_target *g)
+{
+	unsigned long long s0, len, stripes, chunk;
+	char type[32];
+	const char *p;
+	unsigned int i;
+	int n = 0;
+
+	memset(g, 0, sizeof(*g));
+	if (sscanf(line, "%llu %llu %31s%n", &s0, &len, type, &n) != 3 || !len ||
+	    s0 > UINT64_MAX / 512 || len > UINT64_MAX / 512 || s0 + len < s0 ||
+	    s0 + len > UINT64_MAX / 512)
+		return -EOPNOTSUPP;
+	g->start = (uint64_t)s0 * 512;
+	g->length = (uint64_t)len * 512;
+	g->stripes = 1;
+	p = line + n;
+	if (strcmp(type, "linear") == 0)
+		return parse_devoff(&p, &g->to[0].major, &g->to[0].minor,
+				    &g->to[0].offset);
+	if (strcmp(type, "crypt") == 0) {
+		/* cipher key iv_offset device offset [optional arguments] */
+		if (skip_word(&p) || skip_word(&p) || skip_word(&p))
+			return -EOPNOTSUPP;
+		g->crypt = true;
+		return parse_devoff(&p, &g->to[0].major, &g->to[0].minor,
+				    &g->to[0].offset);
+	}
+	if (strcmp(type, "striped") != 0)
+		return -EOPNOTSUPP;
+	/* #stripes chunk_sectors (device offset) x #stripes */
+	if (sscanf(p, " %llu %llu%n", &stripes, &chunk, &n) != 2 || stripes < 1 ||
+	    stripes > PA_DM_STRIPES_MAX || !chunk || chunk > UINT64_MAX / 512 / stripes ||
+	    len % (stripes * chunk))
+		return -EOPNOTSUPP;
+	p += n;
+	g->stripes = (uint32_t)stripes;
+	g->chunk = (uint64_t)chunk * 512;
+	for (i = 0; i < g->stripes; i++)
+		if (parse_devoff(&p, &g->to[i].major, &g->to[i].minor, &g->to[i].offset))
+			return -EOPNOTSUPP;
+	return 0;
+}
+
+int scan_dm_table_parse(const char *text, struct pa_dm_table *t)
+{
+	const char *line = text;
+	uint64_t end = 0;
+
+	memset(t, 0, sizeof(*t));
+	while (*line) {
+		const char *nl = strchr(line, '\n');
+		size_t n = nl ? (size_t)(nl - line) : strlen(line);
+		struct pa_dm_target *g;
+		char buf[1024];
+
+		if (*line == '\n') { /* an empty line ends nothing: skip it */
+			line++;
+			continue;
+		}
+		if (t->n >= PA_DM_TARGETS_MAX)
+			goto bad;
+		/* one line at a time: sscanf's blanks would read on into the next */
+		if (n >= sizeof(buf))
+			goto bad;
+		memcpy(buf, line, n);
+		buf[n] = '\0';
+		g = &t->t[t->n];
+		if (parse_target(buf, g) || g->start != end)
+			goto bad;
+		end = g->start + g->length;
+		t->n++;
+		if (!nl)
+			break;
+		line = nl + 1;
+	}
+	if (t->n)
+		return 0;
+bad:
+	memset(t, 0, sizeof(*t));
+	return -EOPNOTSUPP;
+}

@@ -368,6 +368,11 @@ static int read_whole(int dfd, const char *name, struct pa_dev *d)
 			rc = read_names(dfd, "slaves", &d->parent_name);
 			if (rc < 0)
 				return rc;
+		} else if (d->kind != PA_KIND_MPATH) {
+			/* a stacked dm device: what it stands on, for a named scan */
+			rc = read_names(dfd, "slaves", &d->parent_name);
+			if (rc < 0)
+				return rc;
 		}
 	} else if (strncmp(name, "md", 2) == 0 && attr_exists(dfd, "md")) {
 		d->kind = PA_KIND_MD;
@@ -564,6 +569,31 @@ static int dm_start(struct scan *s, const struct pa_dev *d, uint64_t *start)
 	return scan_dm_table_text_start(text, start);
 }
 
+/*
+ * The table of a stacked dm device (LVM, crypt, other dm; not a multipath
+ * map or a kpartx partition), for check to follow it down (issue #15): the
+ * kernel's, or the dump's copy.  A table that cannot be read or parsed is
+ * left unknown, silently: the device is then judged as before.
+ */
+static void dm_read_table(struct scan *s, struct pa_dev *d)
+{
+	char path[PATH_MAX], text[4096];
+	char *live = NULL;
+
+	if (!s->sysroot) {
+		if (scan_dm_table_text(d->major, d->minor, &live) < 0)
+			return;
+		d->dm_table_known = scan_dm_table_parse(live, &d->dm_table) == 0;
+		free(live);
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/dm/%u:%u", s->root, d->major, d->minor);
+	if (access(path, R_OK) < 0)
+		return;
+	read_whole_file(AT_FDCWD, path, text, sizeof(text));
+	d->dm_table_known = scan_dm_table_parse(text, &d->dm_table) == 0;
+}
+
 /* Second pass: partitions to their disks, kpartx maps to their map, paths to maps. */
 static int link_devices(struct scan *s, struct pa_devlist *l)
 {
@@ -604,6 +634,10 @@ static int link_devices(struct scan *s, struct pa_devlist *l)
 	for (i = 0; i < l->n && rc == 0; i++)
 		if (l->v[i]->kind == PA_KIND_MPATH)
 			rc = link_multipath(&ix, l, l->v[i]);
+	for (i = 0; i < l->n; i++)
+		if (l->v[i]->kind == PA_KIND_LVM || l->v[i]->kind == PA_KIND_CRYPT ||
+		    l->v[i]->kind == PA_KIND_DM)
+			dm_read_table(s, l->v[i]);
 	free(ix.v);
 	drop_orphans(l);
 	return rc;
@@ -779,7 +813,8 @@ static int scan_named(struct scan *s, const struct pa_scan_opts *o,
 			rc = work_add_list(&w, d->holders);
 		if (rc == 0 && d->kind == PA_KIND_MPATH)
 			rc = work_add_list(&w, d->paths);
-		if (rc == 0 && d->kind == PA_KIND_PART)
+		/* a partition's disk; a stacked dm device's lower devices (issue #15) */
+		if (rc == 0 && d->kind != PA_KIND_MPATH)
 			rc = work_add_list(&w, d->parent_name);
 	}
 	work_free(&w);

@@ -109,6 +109,15 @@ int scan_dm_table_text(unsigned int major, unsigned int minor, char **text);
  */
 int scan_dm_table_text_start(const char *text, uint64_t *start);
 
+/*
+ * Parse a table text (scan_dm_table_text's format: "START LENGTH TYPE ARGS"
+ * per line, sectors of 512 bytes) of linear, striped and crypt targets into
+ * @t, in bytes.  0, or -EOPNOTSUPP for any other target, a device given by
+ * path, more than PA_DM_TARGETS_MAX targets or PA_DM_STRIPES_MAX stripes,
+ * gaps or overlaps, or a value that does not fit.
+ */
+int scan_dm_table_parse(const char *text, struct pa_dm_table *t);
+
 /* How many times dm device @major:@minor is open (DM_DEV_STATUS). */
 int scan_dm_open_count(unsigned int major, unsigned int minor, int *count);
 

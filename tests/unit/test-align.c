@@ -820,10 +820,124 @@ static void test_check_dev_partition(void **state)
 	assert_contains(c.reason, "stacked");
 }
 
+/*
+ * align_check_stacked: dm devices judged through their tables.  The disk
+ * vda (512/4096, optimal I/O 192 KiB), vda1 at 6 MiB; the expected numbers
+ * are worked out by hand: 6 + 1 = 7 MiB is no multiple of 192 KiB (7 MiB /
+ * 192 KiB = 37.33) or of 2 MiB; 6 + 6 = 12 MiB is a multiple of both
+ * (64 x 192 KiB); a crypt payload at 2 MiB on the second map lands at
+ * 14 MiB: 74.67 x 192 KiB, 7 x 2 MiB.
+ */
+static void test_check_stacked(void **state)
+{
+	char n_vda[] = "vda", n_vda1[] = "vda1", n_lv[] = "dm-2", n_cr[] = "dm-3";
+	struct pa_dev disk = {.name = n_vda,
+			      .major = 254,
+			      .minor = 0,
+			      .kind = PA_KIND_DISK,
+			      .size = 64 * MiB};
+	struct pa_dev part = {.name = n_vda1,
+			      .major = 254,
+			      .minor = 1,
+			      .kind = PA_KIND_PART,
+			      .size = 48 * MiB,
+			      .disk = &disk,
+			      .start_known = true,
+			      .start = 6 * MiB};
+	struct pa_dev lv = {.name = n_lv,
+			    .major = 253,
+			    .minor = 2,
+			    .kind = PA_KIND_LVM,
+			    .size = 8 * MiB,
+			    .dm_table_known = true};
+	struct pa_dev cr = {.name = n_cr,
+			    .major = 253,
+			    .minor = 3,
+			    .kind = PA_KIND_CRYPT,
+			    .size = 4 * MiB,
+			    .dm_table_known = true};
+	struct pa_dev *v[] = {&disk, &part, &lv, &cr};
+	struct pa_devlist l = {.v = v, .n = 4, .cap = 4};
+	struct pa_grain g = PA_GRAIN_DEFAULT;
+	struct pa_check c;
+
+	(void)state;
+	disk.topo = topo(512, 4096, 4096, 196608, 0);
+	part.topo = disk.topo;
+	lv.topo = disk.topo;
+	cr.topo = disk.topo;
+	lv.dm_table.n = 1;
+	lv.dm_table.t[0].length = 8 * MiB;
+	lv.dm_table.t[0].stripes = 1;
+	lv.dm_table.t[0].to[0].major = 254;
+	lv.dm_table.t[0].to[0].minor = 1;
+	lv.dm_table.t[0].to[0].offset = 1 * MiB;
+
+	align_check_dev(&lv, &g, &c);
+	assert_int_equal(align_check_stacked(&l, &lv, &g, &c), 0);
+	assert_true(c.stack_known);
+	assert_int_equal(c.physical, OK);
+	assert_int_equal(c.optimal, BAD);
+	assert_int_equal(c.policy, BAD);
+	assert_int_equal(c.abs_start, 7 * MiB);
+	assert_string_equal(c.layers, "vda>vda1>dm-2");
+	assert_contains(c.reason, "optimal: table offset 1 MiB of dm-2 on partition vda1 "
+				  "at 6 MiB: 7 MiB is no multiple of the 192 KiB optimal "
+				  "I/O of vda");
+	assert_not_contains(c.reason, "stacked device");
+
+	lv.dm_table.t[0].to[0].offset = 6 * MiB;
+	align_check_dev(&lv, &g, &c);
+	assert_int_equal(align_check_stacked(&l, &lv, &g, &c), 0);
+	assert_int_equal(c.physical, OK);
+	assert_int_equal(c.optimal, OK);
+	assert_int_equal(c.policy, OK);
+	assert_int_equal(c.abs_start, 12 * MiB);
+	assert_string_equal(c.reason, "");
+
+	/* crypt on the LV: one more layer, its payload offset */
+	cr.dm_table.n = 1;
+	cr.dm_table.t[0].length = 4 * MiB;
+	cr.dm_table.t[0].stripes = 1;
+	cr.dm_table.t[0].crypt = true;
+	cr.dm_table.t[0].to[0].major = 253;
+	cr.dm_table.t[0].to[0].minor = 2;
+	cr.dm_table.t[0].to[0].offset = 2 * MiB;
+	align_check_dev(&cr, &g, &c);
+	assert_int_equal(align_check_stacked(&l, &cr, &g, &c), 0);
+	assert_int_equal(c.physical, OK);
+	assert_int_equal(c.optimal, BAD);
+	assert_int_equal(c.policy, OK);
+	assert_int_equal(c.abs_start, 14 * MiB);
+	assert_string_equal(c.layers, "vda>vda1>dm-2>dm-3");
+	assert_contains(c.reason, "payload offset 2 MiB of dm-3");
+
+	/* not known: a device below that the scan does not have, no table, a
+	   partition at an unknown start, a kpartx partition: @out untouched */
+	lv.dm_table.t[0].to[0].minor = 9;
+	align_check_dev(&lv, &g, &c);
+	assert_int_equal(align_check_stacked(&l, &lv, &g, &c), 1);
+	assert_false(c.stack_known);
+	assert_int_equal(c.policy, NA);
+	assert_contains(c.reason, "stacked device");
+	lv.dm_table.t[0].to[0].minor = 1;
+	part.start_known = false;
+	assert_int_equal(align_check_stacked(&l, &lv, &g, &c), 1);
+	part.start_known = true;
+	lv.dm_table_known = false;
+	assert_int_equal(align_check_stacked(&l, &lv, &g, &c), 1);
+	assert_int_equal(align_check_stacked(&l, &part, &g, &c), 1);
+	/* a table that does not fit on the device below: refused, as before */
+	lv.dm_table_known = true;
+	lv.dm_table.t[0].to[0].offset = 45 * MiB;
+	assert_int_equal(align_check_stacked(&l, &lv, &g, &c), 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_verdict_names),
+	    cmocka_unit_test(test_check_stacked),
 	    cmocka_unit_test(test_util_linux_512_4k_63),
 	    cmocka_unit_test(test_parted_t9030),
 	    cmocka_unit_test(test_512e_no_offset),

@@ -144,12 +144,76 @@ static void test_dm(void **state)
 			 -EOPNOTSUPP);
 }
 
+/* The table text of a stacked dm device (scan_dm_table_parse), bytes out. */
+static void test_dm_table(void **state)
+{
+	struct pa_dm_table t;
+
+	(void)state;
+	assert_int_equal(scan_dm_table_parse("0 16384 linear 254:17 2048\n", &t), 0);
+	assert_int_equal(t.n, 1);
+	assert_int_equal(t.t[0].start, 0);
+	assert_int_equal(t.t[0].length, 16384 * 512ull);
+	assert_int_equal(t.t[0].stripes, 1);
+	assert_false(t.t[0].crypt);
+	assert_int_equal(t.t[0].to[0].major, 254);
+	assert_int_equal(t.t[0].to[0].minor, 17);
+	assert_int_equal(t.t[0].to[0].offset, 2048 * 512ull);
+
+	/* two segments, the second striped; no newline at the end */
+	assert_int_equal(scan_dm_table_parse("0 100 linear 8:1 7\n"
+					     "100 512 striped 2 128 8:2 2048 8:3 4096",
+					     &t),
+			 0);
+	assert_int_equal(t.n, 2);
+	assert_int_equal(t.t[1].start, 100 * 512ull);
+	assert_int_equal(t.t[1].stripes, 2);
+	assert_int_equal(t.t[1].chunk, 128 * 512ull);
+	assert_int_equal(t.t[1].to[1].minor, 3);
+	assert_int_equal(t.t[1].to[1].offset, 4096 * 512ull);
+
+	/* crypt: cipher key iv_offset device offset, then optional arguments */
+	assert_int_equal(
+	    scan_dm_table_parse("0 8192 crypt aes-xts-plain64 :64:logon:cryptsetup:x 0 "
+				"254:1 32768 1 allow_discards\n",
+				&t),
+	    0);
+	assert_true(t.t[0].crypt);
+	assert_int_equal(t.t[0].to[0].minor, 1);
+	assert_int_equal(t.t[0].to[0].offset, 32768 * 512ull);
+
+	/* refused: other targets, a gap, a missing offset (not read from the next
+	   line), a stripe count that does not divide, too many stripes, a path */
+	assert_int_equal(scan_dm_table_parse("0 8 multipath 0 0 1 1 round-robin 0 1 1 "
+					     "8:16 1000\n",
+					     &t),
+			 -EOPNOTSUPP);
+	assert_int_equal(t.n, 0);
+	assert_int_equal(scan_dm_table_parse("0 8 linear 8:1 0\n16 8 linear 8:1 8\n", &t),
+			 -EOPNOTSUPP);
+	assert_int_equal(scan_dm_table_parse("0 8 linear 8:1\n8 8 linear 8:1 8\n", &t),
+			 -EOPNOTSUPP);
+	assert_int_equal(scan_dm_table_parse("0 300 striped 2 128 8:1 0 8:2 0\n", &t),
+			 -EOPNOTSUPP);
+	assert_int_equal(scan_dm_table_parse("0 2304 striped 9 128 8:1 0 8:2 0 8:3 0 "
+					     "8:4 0 8:5 0 8:6 0 8:7 0 8:8 0 8:9 0\n",
+					     &t),
+			 -EOPNOTSUPP);
+	assert_int_equal(scan_dm_table_parse("0 8 linear /dev/sda1 0\n", &t),
+			 -EOPNOTSUPP);
+	assert_int_equal(scan_dm_table_parse("", &t), -EOPNOTSUPP);
+	assert_int_equal(scan_dm_table_parse("0 0 linear 8:1 0\n", &t), -EOPNOTSUPP);
+	assert_int_equal(scan_dm_table_parse("0 8 linear 8:1 18446744073709551615\n", &t),
+			 -EOPNOTSUPP);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_mountinfo),
 	    cmocka_unit_test(test_props),
 	    cmocka_unit_test(test_dm),
+	    cmocka_unit_test(test_dm_table),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
