@@ -122,6 +122,12 @@ int cmd_udev(int argc, char **argv)
 		return PA_EXIT_ERROR;
 	}
 	align_check_dev(d, &grain, &c);
+	/* a stacked dm device whose layers are known: at its place, as check does */
+	if (align_check_stacked(&l, d, &grain, &c) < 0) {
+		msg_err(name, ENOMEM, "cannot judge the stack");
+		devlist_free(&l);
+		return PA_EXIT_ERROR;
+	}
 	shell_safe(c.reason, reason, sizeof(reason));
 
 	if (log) {

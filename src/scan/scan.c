@@ -569,6 +569,13 @@ static int dm_start(struct scan *s, const struct pa_dev *d, uint64_t *start)
 	return scan_dm_table_text_start(text, start);
 }
 
+/* A dm device whose table check follows down (LVM, crypt, other dm). */
+static bool dm_stacked(const struct pa_dev *d)
+{
+	return d->kind == PA_KIND_LVM || d->kind == PA_KIND_CRYPT ||
+	       d->kind == PA_KIND_DM;
+}
+
 /*
  * The table of a stacked dm device (LVM, crypt, other dm; not a multipath
  * map or a kpartx partition), for check to follow it down (issue #15): the
@@ -635,8 +642,7 @@ static int link_devices(struct scan *s, struct pa_devlist *l)
 		if (l->v[i]->kind == PA_KIND_MPATH)
 			rc = link_multipath(&ix, l, l->v[i]);
 	for (i = 0; i < l->n; i++)
-		if (l->v[i]->kind == PA_KIND_LVM || l->v[i]->kind == PA_KIND_CRYPT ||
-		    l->v[i]->kind == PA_KIND_DM)
+		if (dm_stacked(l->v[i]))
 			dm_read_table(s, l->v[i]);
 	free(ix.v);
 	drop_orphans(l);
@@ -895,6 +901,7 @@ int scan_sysfs_read_one(const char *root, const char *name, struct pa_devlist *l
 	struct worklist w = {0};
 	struct scan *s;
 	size_t before = l->n;
+	bool top_stacked;
 	int rc;
 
 	if (!*name || strchr(name, '/') || name[0] == '.')
@@ -913,11 +920,21 @@ int scan_sysfs_read_one(const char *root, const char *name, struct pa_devlist *l
 		rc = -ENODEV;
 		goto out;
 	}
-	/* a partition is read with what it lives on, and only that */
-	if (l->v[before]->kind == PA_KIND_PART)
+	/*
+	 * a partition is read with what it lives on, a stacked dm device with
+	 * its layers down to the disk (as check judges it), and only that
+	 */
+	top_stacked = dm_stacked(l->v[before]);
+	if (l->v[before]->kind == PA_KIND_PART || top_stacked)
 		rc = work_add_list(&w, l->v[before]->parent_name);
-	while (rc == 0 && w.next < w.n)
+	while (rc == 0 && w.next < w.n) {
+		size_t k = l->n;
+
 		rc = add_device(s, w.v[w.next++], l);
+		if (rc == 0 && l->n > k && top_stacked &&
+		    (dm_stacked(l->v[k]) || l->v[k]->kind == PA_KIND_PART))
+			rc = work_add_list(&w, l->v[k]->parent_name);
+	}
 	if (rc == 0)
 		rc = link_devices(s, l);
 	if (rc == 0) {

@@ -77,6 +77,13 @@ for name in pa--st-lv1 pa--st-lv6 pa--st-str pa-st-crypt; do
 	else
 		vm_fail "$label/$name" "$dm: expected '$want' layers $d>$p>$dm, got '$got' layers $(vm_json "$dm" layers): $(vm_json "$dm" reason)"
 	fi
+	# partalign udev (its one-device reader) judges the stack as check does
+	u=$(partalign udev "$dm" 2>&1 | sed -n 's/^PARTALIGN_\(PHYSICAL\|OPTIMAL\|POLICY\)=//p' | tr '\n' ' ')
+	if [ "${u% }" = "$(echo "$want" | cut -d' ' -f1-3)" ]; then
+		vm_pass "$label/$name-udev" "partalign udev $dm: ${u% }"
+	else
+		vm_fail "$label/$name-udev" "partalign udev $dm: '${u% }', check: '$(echo "$want" | cut -d' ' -f1-3)'"
+	fi
 done
 # the reason names the layer: the table offset on the partition, the sum
 lv1=$(vm_dm_by_name pa--st-lv1)
