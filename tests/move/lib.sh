@@ -103,10 +103,16 @@ fill_ext4() {
 	mkfs.ext4 -q -F "$node"
 	mnt="$T_TMP/mnt.$$"
 	mkdir -p "$mnt"
-	mount "$node" "$mnt"
-	head -c "$(($3 << 20))" /dev/urandom >"$mnt/data"
-	mkdir "$mnt/dir" && seq 1 2000 | while read -r i; do echo "$i" >"$mnt/dir/f$i"; done
-	umount "$mnt"
+	# mounted in a mount namespace of its own: a namespace another test
+	# creates meanwhile (unshare -m) would otherwise copy the mount and keep
+	# the file system, and so the disk, claimed after our umount (the
+	# "cannot be opened exclusively: it is in use" flake of move-roundtrip)
+	unshare -m --propagation private sh -ec '
+		mount "$1" "$2"
+		head -c "$3" /dev/urandom >"$2/data"
+		mkdir "$2/dir"
+		seq 1 2000 | while read -r i; do echo "$i" >"$2/dir/f$i"; done
+		umount "$2"' sh "$node" "$mnt" "$(($3 << 20))"
 }
 
 # fill_xfs DEV NUM MiB
@@ -116,9 +122,11 @@ fill_xfs() {
 	mkfs.xfs -q -f "$node"
 	mnt="$T_TMP/mnt.$$"
 	mkdir -p "$mnt"
-	mount "$node" "$mnt"
-	head -c "$(($3 << 20))" /dev/urandom >"$mnt/data"
-	umount "$mnt"
+	# in a mount namespace of its own, as fill_ext4
+	unshare -m --propagation private sh -ec '
+		mount "$1" "$2"
+		head -c "$3" /dev/urandom >"$2/data"
+		umount "$2"' sh "$node" "$mnt" "$(($3 << 20))"
 }
 
 # fill_raw DEV NUM: random bytes over the whole partition
