@@ -49,9 +49,11 @@ fi
 # dependencies.  crc64_rocksoft_generic is only a soft dependency of t10-pi,
 # which sd_mod and nvme need: list it so it can be loaded first.
 modules=(crc64_rocksoft_generic t10-pi sd_mod virtio_pci virtio_blk virtio_scsi nvme
-	scsi_debug dm_mod dm_multipath dm_round_robin loop ext4)
+	scsi_debug dm_mod dm_multipath dm_round_robin loop ext4
+	md_mod raid0 raid456 dm_crypt xts algif_skcipher)
 # Programs from the host, by name; every one is required.
-programs=(busybox udevadm sfdisk partx lsblk blkid wipefs blockdev dmsetup jq)
+programs=(busybox udevadm sfdisk partx lsblk blkid wipefs blockdev dmsetup jq
+	lvm mdadm cryptsetup mkfs.xfs xfs_db mke2fs dumpe2fs)
 # udev helpers the storage rules run (60-persistent-storage.rules).
 udev_helpers=(scsi_id ata_id)
 # Optional programs: in the guest when the host has them.
