@@ -63,6 +63,10 @@ struct fix_job {
 	const char *result;
 	struct pa_mover *mv;	/* --move-data: the journal, once opened or created */
 	bool nothing_to_resume; /* resume: the disk records no move */
+	/* a stacked device (LV, crypt, dm) off its grain: what is off, and the
+	   command for the layer that would fix it (partalign writes nothing there) */
+	char *stack_reason;
+	char *advice;
 };
 
 /*

@@ -50,6 +50,7 @@ enum {
 	PC_NOTE,
 	PC_RESULT,
 	PC_BACKUP,
+	PC_ADVICE,
 };
 
 #define N SCOLS_JSON_NUMBER
@@ -83,6 +84,9 @@ static const struct out_col pcols[] = {
     [PC_NOTE] = {"NOTE", 0.1, SCOLS_FL_TRUNC, S, "size changes and other remarks"},
     [PC_RESULT] = {"RESULT", 0.1, 0, S, "fix: what happened"},
     [PC_BACKUP] = {"BACKUP", 0.1, 0, S, "fix: the table backup file"},
+    [PC_ADVICE] = {"ADVICE", 0.1, 0, S,
+		   "stacked device off its grain: the command for the layer that "
+		   "would fix it"},
 };
 #undef N
 #undef S
@@ -101,10 +105,11 @@ static const int plan_defaults[] = {
     PC_OLD_SIZE, PC_NEW_START,	PC_NEW_SIZE, PC_OLD_PHYS, PC_OLD_POLICY,
     PC_NEW_PHYS, PC_NEW_POLICY, PC_DESTROYS, PC_REFUSED};
 static const int script_defaults[] = {
-    PC_DISK,	  PC_LABEL,   PC_NUM,	     PC_NAME,	   PC_TYPE,    PC_ACTION,
-    PC_OLD_START, PC_OLD_END, PC_OLD_SIZE,   PC_NEW_START, PC_NEW_END, PC_NEW_SIZE,
-    PC_OLD_PHYS,  PC_OLD_OPT, PC_OLD_POLICY, PC_NEW_PHYS,  PC_NEW_OPT, PC_NEW_POLICY,
-    PC_DESTROYS,  PC_GRAIN,   PC_REFUSED,    PC_NOTE,	   PC_RESULT,  PC_BACKUP};
+    PC_DISK,	 PC_LABEL,     PC_NUM,	      PC_NAME,	   PC_TYPE,
+    PC_ACTION,	 PC_OLD_START, PC_OLD_END,    PC_OLD_SIZE, PC_NEW_START,
+    PC_NEW_END,	 PC_NEW_SIZE,  PC_OLD_PHYS,   PC_OLD_OPT,  PC_OLD_POLICY,
+    PC_NEW_PHYS, PC_NEW_OPT,   PC_NEW_POLICY, PC_DESTROYS, PC_GRAIN,
+    PC_REFUSED,	 PC_NOTE,      PC_RESULT,     PC_BACKUP,   PC_ADVICE};
 
 static void job_free(struct fix_job *j)
 {
@@ -113,6 +118,8 @@ static void job_free(struct fix_job *j)
 		apply_disk_close(&j->disk);
 	plan_free(&j->plan);
 	free(j->backup);
+	free(j->stack_reason);
+	free(j->advice);
 	move_free(j->mv);
 	devlist_free(&j->devs);
 }
@@ -249,13 +256,17 @@ static int add_row(const struct fix_opts *o, struct libscols_table *tb, const in
 			out_set_str(ln, i, p->refusal);
 			break;
 		case PC_NOTE:
-			out_set_str(ln, i, row_note(j, s));
+			out_set_str(ln, i,
+				    row_note(j, s) ? row_note(j, s) : j->stack_reason);
 			break;
 		case PC_RESULT:
 			out_set_str(ln, i, j->result);
 			break;
 		case PC_BACKUP:
 			out_set_str(ln, i, j->backup);
+			break;
+		case PC_ADVICE:
+			out_set_str(ln, i, j->advice);
 			break;
 		}
 	}
@@ -473,6 +484,58 @@ static int prepare(const struct fix_opts *o, const char *arg, struct fix_job *j)
 	if (j->plan.changes || j->kernel_stale)
 		return PA_EXIT_MISALIGNED; /* what `plan` reports; `fix` acts on it */
 	return PA_EXIT_OK;
+}
+
+/*
+ * A stacked device (an LV, crypt or other dm device; not a multipath map)
+ * judged at its place on the disks below: when it is off, keep what is off
+ * and the command that would fix its layer.  Partalign rewrites partition
+ * tables only; above them it advises.  A stacked device without a
+ * partition table is not refused for that (*st loses the bit).  Returns exit
+ * bits.
+ */
+static int stack_advice(const struct fix_opts *o, struct fix_job *j, int *st)
+{
+	const struct pa_dev *d = j->dev;
+	struct pa_check c;
+	char buf[1024];
+
+	if (!d ||
+	    (d->kind != PA_KIND_LVM && d->kind != PA_KIND_CRYPT && d->kind != PA_KIND_DM))
+		return PA_EXIT_OK;
+	/* an LV without a partition table is the usual case, not a refusal */
+	if (j->planned && j->plan.table.label == PA_LABEL_NONE && !o->plan.new_disk &&
+	    j->plan.refusal && !j->plan.changes && !j->kernel_stale) {
+		free(j->plan.refusal);
+		j->plan.refusal = NULL;
+		*st &= ~PA_EXIT_MISALIGNED;
+	}
+	align_check_dev(d, &o->plan.grain, &c);
+	if (align_check_stacked(&j->devs, d, &o->plan.grain, &c) != 0 ||
+	    align_advise_stacked(&j->devs, d, &o->plan.grain, buf, sizeof(buf)) != 0 ||
+	    !buf[0])
+		return PA_EXIT_OK;
+	j->stack_reason = strdup(c.reason);
+	j->advice = strdup(buf);
+	if (!j->stack_reason || !j->advice) {
+		msg_err(d->path, ENOMEM, "cannot keep the advice");
+		return PA_EXIT_ERROR;
+	}
+	if (o->out.format == OUT_TABLE && o->fix)
+		msg_warn(d->path, "%s; partalign writes nothing above a partition: %s",
+			 j->stack_reason, j->advice);
+	return PA_EXIT_MISALIGNED;
+}
+
+/* plan's table: each stacked device's advice below it */
+static void print_advice(const struct fix_job *jobs, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (jobs[i].advice)
+			printf("%s: %s\n  fix: %s\n", jobs[i].dev->path,
+			       jobs[i].stack_reason, jobs[i].advice);
 }
 
 static bool confirm(const struct fix_job *j)
@@ -757,7 +820,12 @@ int fix_run(struct fix_opts *op, char *const *devices, size_t njobs)
 	}
 	for (i = 0; i < njobs; i++) {
 		struct fix_job *j = &jobs[i];
-		int st = prepare(&o, devices[i], j);
+		int st = prepare(&o, devices[i], j), adv;
+
+		adv = stack_advice(&o, j, &st);
+		st |= adv;
+		if (j->advice)
+			status |= PA_EXIT_MISALIGNED; /* fix cannot mend it either */
 
 		if (!fix || !j->planned || (st & (PA_EXIT_ERROR | PA_EXIT_USAGE))) {
 			status |= st;
@@ -807,6 +875,8 @@ int fix_run(struct fix_opts *op, char *const *devices, size_t njobs)
 	}
 	if (!fix || o.out.format != OUT_TABLE)
 		status |= out_print(tb);
+	if (!fix && o.out.format == OUT_TABLE)
+		print_advice(jobs, njobs);
 out:
 	for (i = 0; jobs && i < njobs; i++)
 		job_free(&jobs[i]);

@@ -449,3 +449,34 @@ int align_check_stacked(const struct pa_devlist *l, const struct pa_dev *d,
 	out->layers[n] = '\0';
 	return 0;
 }
+
+int align_advise_stacked(const struct pa_devlist *l, const struct pa_dev *d,
+			 const struct pa_grain *policy, char *buf, size_t len)
+{
+	struct stack_build *b;
+	struct pa_stack_verdict v;
+	struct pa_stack s;
+	unsigned int top;
+	int r;
+
+	if (!len)
+		return -EINVAL;
+	buf[0] = '\0';
+	if (!is_stacked_dm(d) || !d->dm_table_known)
+		return 1;
+	b = calloc(1, sizeof(*b));
+	if (!b)
+		return -ENOMEM;
+	b->l = l;
+	r = build_add(b, d, 0, &top);
+	if (r == 0) {
+		s = (struct pa_stack){.ndevs = b->n, .dev = b->dev};
+		r = stack_check_dev(&s, top, policy, &v);
+		if (r == 0)
+			r = stack_advise(&s, top, &v, buf, len);
+		if (r < 0)
+			r = 1; /* a table the model refuses: no advice */
+	}
+	free(b);
+	return r;
+}

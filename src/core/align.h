@@ -118,4 +118,13 @@ void align_check_dev(const struct pa_dev *d, const struct pa_grain *policy,
 int align_check_stacked(const struct pa_devlist *l, const struct pa_dev *d,
 			const struct pa_grain *policy, struct pa_check *out);
 
+/*
+ * What would fix stacked device @d (as align_check_stacked() judges it): the
+ * command for the layer its worst miss blames (stack_advise()), written to
+ * @buf; empty when nothing is misaligned.  Returns 0, 1 when the layout is
+ * not known (@buf empty), or a negative errno.
+ */
+int align_advise_stacked(const struct pa_devlist *l, const struct pa_dev *d,
+			 const struct pa_grain *policy, char *buf, size_t len);
+
 #endif

@@ -12,7 +12,7 @@ need_no_sanitizers "the fault shim tests/fix/faultinject.so"
 SHIM="$top_builddir/tests/fix/faultinject.so"
 [ -f "$SHIM" ] || skip "$SHIM not built (make check builds it)"
 
-keys='action backup destroys disk grain label name new-end new-opt new-phys new-policy
+keys='action advice backup destroys disk grain label name new-end new-opt new-phys new-policy
 new-size new-start note num old-end old-opt old-phys old-policy old-size old-start
 refused result type'
 keys=$(tr -s ' \n' '\n\n' <<<"$keys" | sort)

@@ -99,6 +99,40 @@ else
 	vm_fail "$label/exit" "exit $VM_RC, want bit 4 = $rc_want"
 fi
 
+# plan advises for the layer partalign does not rewrite (issue #15): exit bit
+# 4 and, for the dm table blamed, offsets on the grain worked out here (the lcm
+# of the disk's physical grain, optimal I/O and the 2 MiB policy); nothing
+# written (the map's content hashed before and after); an aligned map: exit 0,
+# no advice
+gcd() { local a=$1 b=$2 t; while [ "$b" != 0 ]; do t=$((a % b)); a=$b; b=$t; done; echo "$a"; }
+lcm() { echo $(($1 / $(gcd "$1" "$2") * $2)); }
+fg=$(lcm "$(lcm "$pg" "$oio")" 2097152)
+mib() { if [ $(($1 % 1048576)) = 0 ]; then echo "$(($1 / 1048576)) MiB"; else echo "$(($1 / 1024)) KiB"; fi; }
+for name in pa--st-lv1 pa--st-lv6; do
+	dm=$(vm_dm_by_name "$name")
+	h0=$(sha256sum <"/dev/mapper/$name")
+	prc=0
+	partalign-apply plan --json "/dev/mapper/$name" >/tmp/plan.json 2>/tmp/plan.err || prc=$?
+	adv=$(jq -r '.plan[0].advice // ""' /tmp/plan.json 2>/dev/null)
+	trc=0
+	partalign-apply plan "/dev/mapper/$name" >/tmp/plan.txt 2>&1 || trc=$?
+	h1=$(sha256sum <"/dev/mapper/$name")
+	if [ "$name" = pa--st-lv1 ]; then
+		want="dm device $dm: a table whose offsets are multiples of $(mib "$fg") (dmsetup reload), or move the data"
+		if [ "$adv" = "$want" ] && [ $((prc & 4)) = 4 ] && [ $((trc & 4)) = 4 ] &&
+			[ $((prc & 24)) = 0 ] && grep -F -- "  fix: $want" /tmp/plan.txt >/dev/null &&
+			[ "$h0" = "$h1" ]; then
+			vm_pass "$label/plan-advice" "$name: exit $prc, '$adv'"
+		else
+			vm_fail "$label/plan-advice" "$name: exit $prc/$trc, advice '$adv', want '$want'; $(tr '\n' ' ' </tmp/plan.err) $(tr '\n' ' ' </tmp/plan.txt)"
+		fi
+	elif [ -z "$adv" ] && [ "$prc" = 0 ] && [ "$h0" = "$h1" ] && ! grep -F "  fix:" /tmp/plan.txt >/dev/null; then
+		vm_pass "$label/plan-aligned" "$name: exit 0, no advice"
+	else
+		vm_fail "$label/plan-aligned" "$name: exit $prc, advice '$adv'; $(tr '\n' ' ' </tmp/plan.err) $(tr '\n' ' ' </tmp/plan.json)"
+	fi
+done
+
 # the same under --sysroot of a dump of the stack (named: the dump follows
 # each map down to its disk)
 # shellcheck disable=SC2046 # dm-N names, no blanks
