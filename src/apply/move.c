@@ -47,7 +47,11 @@ struct pa_mover {
 	int fd;	       /* buffered: header, progress, checksums */
 	int dfd;       /* O_DIRECT when the file system allows: the data ring */
 	struct pa_journal j;
-	struct pa_jprog prog; /* the last durable progress record */
+	struct pa_jprog prog; /* the newest progress record */
+	/* the record before it, of the same move and fewer chunks: what holds if
+	   prog's chunks are not all at their destinations (see settle_last) */
+	struct pa_jprog prev;
+	bool have_prev;
 };
 
 static double now_s(void)
@@ -214,6 +218,11 @@ static int load_progress(struct pa_mover *m)
 	if (best < 0)
 		return -EBADMSG;
 	m->prog = r[best];
+	i = 1 - best;
+	m->have_prev = ok[i] && r[i].seq + 1 == r[best].seq &&
+		       r[i].move == r[best].move && r[i].done < r[best].done;
+	if (m->have_prev)
+		m->prev = r[i];
 	return 0;
 }
 
@@ -498,6 +507,11 @@ struct eng {
 
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
+	/* the flusher: the disk's flush on request (freq), its result in frc */
+	pthread_mutex_t fmu;
+	pthread_cond_t fcv;
+	bool fthread, freq, fquit;
+	int frc;
 	struct cbuf b[NBUF];
 	uint32_t crcs[CRC_CAP];
 	uint64_t written; /* chunks written, in order */
@@ -659,8 +673,67 @@ static void *writer(void *arg)
 }
 
 /*
- * Make chunks [e->durable, upto) durable and say so: flush the disk, write
- * their checksums, then the progress record, and flush the journal.
+ * The disk's flush, run beside the journal's: a checkpoint has one
+ * durability point, not two in a row.
+ */
+static void *flusher(void *arg)
+{
+	struct eng *e = arg;
+
+	pthread_mutex_lock(&e->fmu);
+	for (;;) {
+		int rc;
+
+		while (!e->freq && !e->fquit)
+			pthread_cond_wait(&e->fcv, &e->fmu);
+		if (!e->freq)
+			break;
+		pthread_mutex_unlock(&e->fmu);
+		rc = sync_fd(e->dfd);
+		pthread_mutex_lock(&e->fmu);
+		e->frc = rc;
+		e->freq = false;
+		pthread_cond_broadcast(&e->fcv);
+	}
+	pthread_mutex_unlock(&e->fmu);
+	return NULL;
+}
+
+static void flush_start(struct eng *e)
+{
+	if (!e->fthread) {
+		e->frc = sync_fd(e->dfd); /* no flusher thread: in turn, as before */
+		return;
+	}
+	pthread_mutex_lock(&e->fmu);
+	e->freq = true;
+	pthread_cond_broadcast(&e->fcv);
+	pthread_mutex_unlock(&e->fmu);
+}
+
+static int flush_wait(struct eng *e)
+{
+	int rc;
+
+	if (!e->fthread)
+		return e->frc;
+	pthread_mutex_lock(&e->fmu);
+	while (e->freq)
+		pthread_cond_wait(&e->fcv, &e->fmu);
+	rc = e->frc;
+	pthread_mutex_unlock(&e->fmu);
+	return rc;
+}
+
+/*
+ * Make chunks [e->durable, upto) durable and say so: the disk's flush and,
+ * at the same time, their checksums and the progress record written to the
+ * journal and flushed.  The record may so reach the journal before the
+ * chunks reach the disk; a resume checks the newest record's chunks at their
+ * destinations against these checksums and falls back to the record before
+ * (settle_last).  That is safe because no chunk overwrites the source of a
+ * chunk of this checkpoint (or reuses its ring slot) before both flushes
+ * are done.
  */
 static int checkpoint(struct eng *e, uint64_t upto, struct pa_move_stats *st)
 {
@@ -668,14 +741,16 @@ static int checkpoint(struct eng *e, uint64_t upto, struct pa_move_stats *st)
 	uint64_t from = e->durable, i;
 	unsigned char *le;
 	struct pa_jprog r;
-	int rc;
+	int rc, frc;
 
-	rc = sync_fd(e->dfd);
-	if (rc < 0)
-		return rc;
+	flush_start(e);
+	if (!e->fthread && e->frc < 0)
+		return e->frc;
 	le = malloc((size_t)(upto - from) * 4 + 1);
-	if (!le)
+	if (!le) {
+		flush_wait(e);
 		return -ENOMEM;
+	}
 	r = mv->prog;
 	for (i = from; i < upto; i++) {
 		uint32_t c = e->crcs[i % CRC_CAP];
@@ -695,6 +770,9 @@ static int checkpoint(struct eng *e, uint64_t upto, struct pa_move_stats *st)
 		rc = write_prog(mv, &r);
 	}
 	free(le);
+	frc = flush_wait(e);
+	if (rc == 0)
+		rc = frc;
 	if (rc == 0) {
 		mv->prog = r;
 		st->checkpoints++;
@@ -752,7 +830,7 @@ static int run_one(struct pa_mover *mv, int dfd, pa_move_cb cb, void *ctx,
 		   uint64_t total)
 {
 	struct eng e = {.mv = mv, .j = &mv->j, .m = mv->prog.move, .dfd = dfd};
-	pthread_t tr, ts, tw;
+	pthread_t tr, ts, tw, tf;
 	bool have_r = false, have_s = false, have_w = false;
 	double last_ck = now_s(), last_cb = 0;
 	bool stop;
@@ -785,6 +863,9 @@ static int run_one(struct pa_mover *mv, int dfd, pa_move_cb cb, void *ctx,
 	}
 	pthread_mutex_init(&e.mu, NULL);
 	pthread_cond_init(&e.cv, NULL);
+	pthread_mutex_init(&e.fmu, NULL);
+	pthread_cond_init(&e.fcv, NULL);
+	e.fthread = pthread_create(&tf, NULL, flusher, &e) == 0;
 	have_r = pthread_create(&tr, NULL, reader, &e) == 0;
 	have_s = !e.save || pthread_create(&ts, NULL, saver, &e) == 0;
 	have_w = pthread_create(&tw, NULL, writer, &e) == 0;
@@ -847,6 +928,15 @@ static int run_one(struct pa_mover *mv, int dfd, pa_move_cb cb, void *ctx,
 		pthread_join(ts, NULL);
 	if (have_w)
 		pthread_join(tw, NULL);
+	if (e.fthread) {
+		pthread_mutex_lock(&e.fmu);
+		e.fquit = true;
+		pthread_cond_broadcast(&e.fcv);
+		pthread_mutex_unlock(&e.fmu);
+		pthread_join(tf, NULL);
+	}
+	pthread_cond_destroy(&e.fcv);
+	pthread_mutex_destroy(&e.fmu);
 	pthread_cond_destroy(&e.cv);
 	pthread_mutex_destroy(&e.mu);
 	if (rc == 0) {
@@ -865,15 +955,58 @@ out:
 	return rc;
 }
 
+/*
+ * Before a resume: are the chunks the newest progress record added to the
+ * one before at their destinations?  The disk is flushed first (what its
+ * cache holds from the run that stopped must not count unless it is
+ * durable), then each chunk is read back and compared with its checksum in
+ * the journal; one that differs means that record was written before its
+ * chunks reached the disk (the two flushes of a checkpoint run side by side),
+ * and the record before holds: its chunks' sources are intact.
+ */
+static int settle_last(struct pa_mover *m, int dfd, struct pa_move_stats *st)
+{
+	uint64_t i, src, dst, len;
+	unsigned char *buf = NULL;
+	int rc;
+
+	if (!m->have_prev || m->prog.move >= m->j.n)
+		return 0;
+	m->have_prev = false;
+	rc = sync_fd(dfd);
+	if (rc == 0 && posix_memalign((void **)&buf, PA_JOURNAL_BLOCK, m->j.chunk))
+		rc = -ENOMEM;
+	for (i = m->prev.done; rc == 0 && i < m->prog.done; i++) {
+		unsigned char le[4];
+
+		journal_chunk(&m->j, m->prog.move, i, &src, &dst, &len);
+		rc = pread_all(dfd, buf, (size_t)len, dst);
+		if (rc == 0)
+			rc = pread_all(m->fd, le, 4,
+				       journal_crc_pos(&m->j, m->prog.move, i));
+		if (rc == 0 && crc32_update(0, buf, (size_t)len) !=
+				   ((uint32_t)le[0] | (uint32_t)le[1] << 8 |
+				    (uint32_t)le[2] << 16 | (uint32_t)le[3] << 24)) {
+			st->fallbacks++;
+			m->prog = m->prev;
+			break;
+		}
+	}
+	free(buf);
+	return rc;
+}
+
 int move_run(struct pa_mover *m, struct pa_writer *w, pa_move_cb cb, void *ctx,
 	     struct pa_move_stats *st)
 {
 	int dfd = apply_gate_direct_fd(w);
 	double t0 = now_s();
-	uint64_t done = 0, total = move_remaining(m);
-	int rc = 0;
+	uint64_t done = 0, total;
+	int rc;
 
 	memset(st, 0, sizeof(*st));
+	rc = settle_last(m, dfd, st);
+	total = move_remaining(m);
 	while (rc == 0 && m->prog.move < m->j.n)
 		rc = run_one(m, dfd, cb, ctx, st, t0, &done, total);
 	st->seconds = now_s() - t0;

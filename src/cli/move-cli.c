@@ -397,6 +397,10 @@ int cli_move_run(const struct cli_move_opts *mo, const struct pa_dev *dev,
 		       st.redone ? " (" : "",
 		       st.redone ? size_human_iec(st.redone, b, sizeof(b)) : "",
 		       st.redone ? " redone from the journal)" : "");
+	if (report && st.fallbacks)
+		printf("%s: the journal's last progress record was ahead of the disk "
+		       "(cut between its two flushes): resumed from the record before\n",
+		       dev->path);
 	if (mo->verify) {
 		rc = move_verify(*mv, w, &bad);
 		if (rc == -EILSEQ) {

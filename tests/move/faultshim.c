@@ -14,6 +14,12 @@
  *                      and the process gets SIGKILL.  Reads see held writes,
  *                      as they would a device's cache.
  *
+ * FS_CUT_KEEP=none makes the cut lose every held write (no random subset).
+ * FS_DISK_SYNC_DELAY_MS=N delays every flush of the disk by N ms before it
+ * is counted, so that what other threads write and flush meanwhile (the
+ * journal's record of a checkpoint) comes first: the order a resume must
+ * survive when the disk's flush is the slower one.
+ *
  * FS_COUNT=disk|journal|all picks what is counted (default all).  With
  * FS_LOG=FILE every counted call is appended as "N KIND NAME OFFSET LEN".
  * Nothing is injected without FS_AT.  Other files pass through untouched.
@@ -190,6 +196,9 @@ static void release(dev_t dev, ino_t ino, bool all, bool cut)
 		}
 		if (!cut) {
 			put(h, 0, h->len);
+		} else if (getenv("FS_CUT_KEEP") &&
+			   !strcmp(getenv("FS_CUT_KEEP"), "none")) {
+			; /* lost */
 		} else if (rnd() % 2) {
 			if (rnd() % 4 == 0) {
 				size_t s;
@@ -424,6 +433,9 @@ static int do_sync(int (*fn)(int), const char *name, int fd)
 	k = kind_of(fd, &st);
 	if (k == OTHER)
 		return fn(fd);
+	if (k == DISK && getenv("FS_DISK_SYNC_DELAY_MS"))
+		usleep((useconds_t)strtoul(getenv("FS_DISK_SYNC_DELAY_MS"), NULL, 10) *
+		       1000);
 	pthread_mutex_lock(&mu);
 	if (step(k, name, -1, -1, &after) < 0) {
 		pthread_mutex_unlock(&mu);
