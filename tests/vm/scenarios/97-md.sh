@@ -2,7 +2,8 @@
 # disks (512/4096, minimum I/O 4096, optimal I/O 196608 = 3 x 64 KiB;
 # disks.conf pa-md-1..3), one partition each at 6 MiB, and over the three
 # partitions, one after the other (metadata 1.2, chunk 64 KiB):
-#   RAID0 data offset 6 MiB     byte 0 at 12 MiB of each disk: aligned
+#   RAID0 data offset 6 MiB     byte 0 at 12 MiB of each disk: aligned; a
+#                               partition of it at 1 MiB (misaligned)
 #   RAID0 data offset 1 MiB     at 7 MiB: no multiple of 192 KiB or 2 MiB
 #   RAID5 data offset 2052 KiB  at 8196 KiB: the same, physical still fine
 #   RAID5 data offset 6 MiB     aligned; on it an LVM VG (extents of 1 MiB)
@@ -142,8 +143,8 @@ stopmd() {
 	vm_settle
 }
 
-# judge DEVICE X CASE: the check row of DEVICE (md0 or an LV's dm-N) against
-# oracle X; layers disk>partition>md0[>dm-N].  Sets want.
+# judge DEVICE X CASE: the check row of DEVICE (md0, a partition of it or an
+# LV's dm-N) against oracle X; layers disk>partition>md0[>DEVICE].  Sets want.
 judge() {
 	local dev=$1 c=$3 o got layers
 	o=$(oracle "$2")
@@ -156,6 +157,17 @@ judge() {
 	else
 		vm_fail "$c" "$dev: expected '$want' layers $layers, got '$got' layers $(vm_json "$dev" layers): $(vm_json "$dev" reason)"
 	fi
+	# on the array: the reason names the array (its chunk, stripe width or
+	# rows on the members)
+	case $dev:$want in
+	"$md":* | *:*ok\ ok\ ok*) ;;
+	*)
+		case $(vm_json "$dev" reason) in
+		*"of $md"*) vm_pass "$c/reason" "$dev: $(vm_json "$dev" reason)" ;;
+		*) vm_fail "$c/reason" "$dev: reason '$(vm_json "$dev" reason)' does not name $md" ;;
+		esac
+		;;
+	esac
 	# partalign udev (its one-device reader) judges it as check does
 	u=$(partalign udev "$dev" 2>&1 | sed -n 's/^PARTALIGN_\(PHYSICAL\|OPTIMAL\|POLICY\)=//p' | tr '\n' ' ')
 	if [ "${u% }" = "$(echo "$want" | cut -d' ' -f1-3)" ]; then
@@ -199,6 +211,19 @@ for spec in 0:6144 0:1024 5:2052 5:6144; do
 		esac
 	fi
 	exit_bit "$c"
+	if [ "$spec" = 0:6144 ]; then
+		# a partition of the array at 1 MiB: chunk 16 of the array, on the
+		# member of slot 1 at row 5, 12 MiB + 320 KiB of its disk; 1 MiB is
+		# no multiple of the 192 KiB stripe width or of 2 MiB
+		vm_sfdisk "$md" "$c/part" "label: gpt
+start=2048, size=8192" "2048" || vm_fatal "cannot lay out $md"
+		mp=$(vm_kernel_parts "$md" | head -n 1)
+		vm_run_check "/dev/$md" || vm_fatal "partalign check --json /dev/$md gave no JSON (exit $VM_RC)"
+		judge "$mp" $(($(cat "/sys/block/$md/$mp/start") * 512)) "$c/$mp"
+		all_want=$want
+		exit_bit "$c/$mp"
+		wipefs -q -a "/dev/$md"
+	fi
 	[ "$spec" = 5:6144 ] || stopmd
 done
 
@@ -238,16 +263,6 @@ for lv in lv1 lv2; do
 	[ "$lv" = lv1 ] && [ "$x" != "$pe" ] && vm_fail "$c/$lv-pe" "table offset $x, pvs pe_start $pe"
 	judge "$dm" "$x" "$c/$lv"
 	all_want="$all_want $want"
-	# a miss below the array is the array's: its rows on the member
-	case $want in
-	*misaligned*)
-		r=$(vm_json "$dm" reason)
-		case $r in
-		*"of $md"*) vm_pass "$c/$lv-reason" "$dm: $r" ;;
-		*) vm_fail "$c/$lv-reason" "$dm: reason '$r' does not name $md" ;;
-		esac
-		;;
-	esac
 done
 judge "$md" 0 "$c/$md"
 all_want="$all_want $want"
