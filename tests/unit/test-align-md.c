@@ -222,6 +222,33 @@ static void test_partition_of_md(void **state)
 	assert_string_equal(c.layers, "vdb>vdb1>md0>md0p1");
 }
 
+/* RAID1 over the whole disks (no partitions), data offset 1 MiB: byte 0 at
+   1 MiB of both, no multiple of 192 KiB or 2 MiB; the reason names the disk. */
+static void test_raid1_whole_disks(void **state)
+{
+	struct md_fixture f;
+	struct pa_check c;
+
+	(void)state;
+	fixture(&f, 1, 1 * MiB);
+	f.member[0].name = f.name[0];
+	f.member[1].name = f.name[1];
+	f.md.md_nmembers = 2;
+	f.md.md_raid_disks = 2;
+	f.md.md_chunk = 0;
+	f.md.size = 31 * MiB;
+	judge(&f, &f.md, &c);
+	assert_int_equal(c.physical, OK);
+	assert_int_equal(c.optimal, BAD);
+	assert_int_equal(c.policy, BAD);
+	assert_int_equal(c.abs_start, 1 * MiB);
+	assert_string_equal(c.layers, "vdb>md0");
+	assert_contains(c.reason,
+			"optimal: data offset 1 MiB of md0: 1 MiB is no multiple "
+			"of the 192 KiB optimal I/O of vdb");
+	assert_contains(c.reason, "of vdc");
+}
+
 /* Not known: the layout unread, a member the scan does not have, a member
    partition at an unknown start, no data disks: judged as before. */
 static void test_md_unknown(void **state)
@@ -267,9 +294,13 @@ static void test_md_unknown(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_raid0_offset_off), cmocka_unit_test(test_offset_ok),
-	    cmocka_unit_test(test_raid5_offset_off), cmocka_unit_test(test_lv_on_raid5),
-	    cmocka_unit_test(test_partition_of_md),  cmocka_unit_test(test_md_unknown),
+	    cmocka_unit_test(test_raid0_offset_off),
+	    cmocka_unit_test(test_offset_ok),
+	    cmocka_unit_test(test_raid5_offset_off),
+	    cmocka_unit_test(test_lv_on_raid5),
+	    cmocka_unit_test(test_partition_of_md),
+	    cmocka_unit_test(test_raid1_whole_disks),
+	    cmocka_unit_test(test_md_unknown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
