@@ -268,6 +268,22 @@ judge "$md" 0 "$c/$md"
 all_want="$all_want $want"
 exit_bit "$c"
 
+# a check of every device (no names) gives these rows the same verdicts
+rows() {
+	local dev
+	for dev in $md $lvs; do
+		dev=${dev#/dev/}
+		printf '%s ' "$dev:$(vm_json "$dev" physical),$(vm_json "$dev" optimal),$(vm_json "$dev" policy),$(vm_json "$dev" abs-start),$(vm_json "$dev" layers)"
+	done
+}
+named=$(rows)
+vm_run_check || vm_fatal "partalign check --json gave no JSON (exit $VM_RC)"
+if [ "$(rows)" = "$named" ] && [ $((VM_RC & 8)) = 0 ]; then
+	vm_pass "$c/all" "check of every device: $named"
+else
+	vm_fail "$c/all" "check of every device: '$(rows)' (exit $VM_RC), named: '$named'"
+fi
+
 # the same under --sysroot of a dump of the array and its LVs (named: the
 # dump follows each LV down to the disks)
 rm -rf /tmp/dump-md
