@@ -7,7 +7,8 @@
  *   sys/dev/block/MAJ:MIN      the same
  *   sys/devices/...            each device's directory with only the files
  *                              the scan reads (scan_sysfs_attrs) and its
- *                              holders/ and slaves/ links
+ *                              holders/ and slaves/ links; an md array's
+ *                              md/dev-NAME/ member files and block link
  *   run/udev/data/bMAJ:MIN     udev's database entry
  *   proc/self/mountinfo, proc/swaps
  *   dm/MAJ:MIN                 each dm device's table, as dmsetup table prints it
@@ -139,6 +140,40 @@ static int copy_link_dir(const char *src, const char *dst)
 	((size_t)snprintf(buf, sizeof(buf), __VA_ARGS__) < sizeof(buf) ? 0               \
 								       : -ENAMETOOLONG)
 
+/*
+ * The member directories md/dev-NAME/ of md array directory @real: the
+ * files the scan reads there and the "block" link to the member.
+ */
+static int copy_md_members(const char *out, const char *real)
+{
+	char src[PATH_MAX], dst[PATH_MAX];
+	const char *const *a;
+	struct dirent *de;
+	DIR *dir;
+	int rc;
+
+	if ((rc = JOIN(src, "%s/md", real)) < 0)
+		return rc;
+	dir = opendir(src);
+	if (!dir)
+		return 0;
+	while (rc == 0 && (de = readdir(dir))) {
+		if (strncmp(de->d_name, "dev-", 4) != 0)
+			continue;
+		for (a = scan_md_member_attrs; *a && rc == 0; a++)
+			if ((rc = JOIN(src, "%s/md/%s/%s", real, de->d_name, *a)) == 0 &&
+			    (rc = JOIN(dst, "%s%s/md/%s/%s", out, real, de->d_name,
+				       *a)) == 0)
+				rc = copy_if_present(src, dst);
+		if (rc == 0 &&
+		    (rc = JOIN(src, "%s/md/%s/block", real, de->d_name)) == 0 &&
+		    (rc = JOIN(dst, "%s%s/md/%s/block", out, real, de->d_name)) == 0)
+			rc = copy_link(src, dst);
+	}
+	closedir(dir);
+	return rc;
+}
+
 /* Everything the scan reads of device @d; *what names the failed step. */
 static int dump_device(const char *out, const struct pa_dev *d, const char **what)
 {
@@ -172,6 +207,9 @@ static int dump_device(const char *out, const struct pa_dev *d, const char **wha
 	if ((rc = JOIN(src, "%s/slaves", real)) < 0 ||
 	    (rc = JOIN(dst, "%s%s/slaves", out, real)) < 0 ||
 	    (rc = copy_link_dir(src, dst)) < 0)
+		return rc;
+
+	if (d->kind == PA_KIND_MD && (rc = copy_md_members(out, real)) < 0)
 		return rc;
 
 	*what = "cannot save its udev database entry";

@@ -288,12 +288,82 @@ struct stack_build {
 	struct pa_stack_seg seg[PA_STACK_DEVS_MAX][PA_DM_TARGETS_MAX];
 	struct pa_stack_ref ref[PA_STACK_DEVS_MAX][PA_DM_TARGETS_MAX][PA_DM_STRIPES_MAX];
 	unsigned int n;
+	/* the members of every md array of the stack, each array's in one run */
+	struct pa_stack_member member[PA_STACK_DEVS_MAX];
+	unsigned int nmember;
 };
 
 static bool is_stacked_dm(const struct pa_dev *d)
 {
 	return d->kind == PA_KIND_LVM || d->kind == PA_KIND_CRYPT ||
 	       d->kind == PA_KIND_DM;
+}
+
+static int build_add(struct stack_build *b, const struct pa_dev *d, unsigned int depth,
+		     unsigned int *idx);
+
+/* Members in a stripe's data: RAID0 all, RAID1 one, RAID4/5 n - 1, RAID6 n - 2,
+   RAID10 near n / copies; 0 for a layout that has none of them. */
+static unsigned int md_data_disks(const struct pa_dev *d)
+{
+	unsigned int n = d->md_nmembers;
+
+	switch (d->md_level) {
+	case 0:
+		return n;
+	case 1:
+		return 1;
+	case 4:
+	case 5:
+		return n >= 2 ? n - 1 : 0;
+	case 6:
+		return n >= 3 ? n - 2 : 0;
+	case 10:
+		return d->md_copies ? n / d->md_copies : 0;
+	}
+	return 0;
+}
+
+/*
+ * An md array whose layout the scan read (d->md_known): its members into the
+ * stack first, then @sd filled as PA_STACK_MD.  0, or 1 when a member is not
+ * known (not in the scan, or its own place below unknown).
+ */
+static int build_md(struct stack_build *b, const struct pa_dev *d, unsigned int depth,
+		    struct pa_stack_dev *sd)
+{
+	unsigned int low[PA_MD_MEMBERS_MAX], k, first;
+	unsigned int n = d->md_nmembers, ndata = md_data_disks(d);
+	int r;
+
+	if (!n || n > PA_MD_MEMBERS_MAX || !d->md_members || !ndata)
+		return 1;
+	for (k = 0; k < n; k++) {
+		const struct pa_dev *lo =
+		    d->md_members[k].name ? devlist_find_name(b->l, d->md_members[k].name)
+					  : NULL;
+
+		if (!lo || lo == d)
+			return 1;
+		r = build_add(b, lo, depth + 1, &low[k]);
+		if (r)
+			return r;
+	}
+	if (b->nmember + n > PA_STACK_DEVS_MAX)
+		return 1;
+	first = b->nmember;
+	for (k = 0; k < n; k++)
+		b->member[first + k] = (struct pa_stack_member){
+		    .dev = low[k], .data_offset = d->md_members[k].data_offset};
+	b->nmember += n;
+	sd->kind = PA_STACK_MD;
+	sd->level = d->md_level;
+	sd->chunk = d->md_chunk;
+	sd->data_disks = ndata;
+	sd->copies = d->md_copies;
+	sd->nmembers = n;
+	sd->members = &b->member[first];
+	return 0;
 }
 
 /* Add @d (after what it stands on) and return its index in *idx; 1: not known. */
@@ -367,8 +437,16 @@ static int build_add(struct stack_build *b, const struct pa_dev *d, unsigned int
 		sd.kind = PA_STACK_PART;
 		sd.lower = lower;
 		sd.offset = d->start;
+	} else if (d->kind == PA_KIND_MD && d->md_known) {
+		r = build_md(b, d, depth, &sd);
+		if (r)
+			return r;
+		if (b->n >= PA_STACK_DEVS_MAX)
+			return 1;
+		i = b->n;
 	} else {
-		/* the bottom: a disk, loop device, multipath map or md array */
+		/* the bottom: a disk, loop device, multipath map or md array of an
+		   unknown layout */
 		if (b->n >= PA_STACK_DEVS_MAX)
 			return 1;
 		i = b->n;
@@ -382,6 +460,20 @@ static int build_add(struct stack_build *b, const struct pa_dev *d, unsigned int
 	return 0;
 }
 
+/*
+ * Whose row is judged through the stack: a dm device with a table, an md
+ * array with a known layout, and a partition of such an array.
+ */
+static bool stack_walkable(const struct pa_dev *d)
+{
+	if (is_stacked_dm(d))
+		return d->dm_table_known;
+	if (d->kind == PA_KIND_MD)
+		return d->md_known;
+	return d->kind == PA_KIND_PART && d->start_known && d->disk &&
+	       d->disk->kind == PA_KIND_MD && d->disk->md_known;
+}
+
 int align_check_stacked(const struct pa_devlist *l, const struct pa_dev *d,
 			const struct pa_grain *policy, struct pa_check *out)
 {
@@ -393,7 +485,7 @@ int align_check_stacked(const struct pa_devlist *l, const struct pa_dev *d,
 	size_t n = 0;
 	int r;
 
-	if (!is_stacked_dm(d) || !d->dm_table_known)
+	if (!stack_walkable(d))
 		return 1;
 	b = calloc(1, sizeof(*b));
 	if (!b)

@@ -107,10 +107,12 @@ void align_check_dev(const struct pa_dev *d, const struct pa_grain *policy,
 
 /*
  * A stacked dm device (LVM, crypt, other dm; not a multipath map or a kpartx
- * partition) whose table the scanner read, and whose every lower device is in
- * @l and known in turn (a partition at a known start, a dm device with a
- * table, or a bottom device: disk, loop, multipath map, md array with its own
- * topology): judge it at its place on the bottom devices (core/stack.h) and
+ * partition) whose table the scanner read, an md array whose layout it read
+ * (d->md_known), or a partition of such an array, whose every lower device
+ * is in @l and known in turn (a partition at a known start, a dm device with
+ * a table, an md array with a known layout and every member in @l, or a
+ * bottom device: disk, loop, multipath map, md array of unknown layout with
+ * its own topology): judge it at its place on the bottom devices (core/stack.h) and
  * replace the verdicts and reason of @out (filled by align_check_dev() first),
  * setting out->stack_known, abs_start and layers.  Returns 0 when it did,
  * 1 when the layout is not known (@out untouched), or a negative errno.

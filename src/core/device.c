@@ -20,6 +20,8 @@ struct pa_dev *device_new(void)
 
 void device_free(struct pa_dev *d)
 {
+	unsigned int i;
+
 	if (!d)
 		return;
 	free(d->name);
@@ -46,6 +48,10 @@ void device_free(struct pa_dev *d)
 	free(d->ondisk_uuid);
 	free(d->sys_serial);
 	free(d->sys_wwid);
+	if (d->md_members)
+		for (i = 0; i < d->md_nmembers; i++)
+			free(d->md_members[i].name);
+	free(d->md_members);
 	free(d);
 }
 

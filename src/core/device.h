@@ -50,6 +50,18 @@ struct pa_dm_table {
 	struct pa_dm_target t[PA_DM_TARGETS_MAX];
 };
 
+/*
+ * An md array's layout as sysfs md/ gives it (issue #15): one member per
+ * raid slot, in slot order, each the kernel name of the member device (its
+ * md/dev-NAME/block link) and where the array's data begins on it.
+ */
+#define PA_MD_MEMBERS_MAX 64
+
+struct pa_md_member {
+	char *name;	      /* "vdb1" */
+	uint64_t data_offset; /* bytes (md/dev-NAME/offset is in 512-byte sectors) */
+};
+
 /* All sizes in bytes. */
 struct pa_topology {
 	uint32_t logical;
@@ -121,6 +133,19 @@ struct pa_dev {
 	/* dm devices (not multipath maps): the table, when it was read and parsed */
 	bool dm_table_known;
 	struct pa_dm_table dm_table;
+
+	/*
+	 * md arrays: level (0, 1, 4, 5, 6, 10), chunk in bytes, raid_disks and
+	 * RAID10's near copies, and md_members[md_nmembers] (owned, in slot
+	 * order), known when sysfs gave every slot exactly one member
+	 */
+	bool md_known;
+	unsigned int md_level;
+	uint64_t md_chunk;
+	unsigned int md_raid_disks;
+	unsigned int md_copies;
+	unsigned int md_nmembers;
+	struct pa_md_member *md_members;
 
 	unsigned int nparts; /* wholes: number of partitions the kernel has */
 	bool is_path;	     /* a multipath path device or a partition of one */

@@ -53,6 +53,9 @@ const char *const scan_sysfs_attrs[] = {
     "dm/uuid",
     "dm/name",
     "md/level",
+    "md/chunk_size",
+    "md/raid_disks",
+    "md/layout",
     "loop/backing_file",
     "serial",
     "wwid",
@@ -376,6 +379,12 @@ static int read_whole(int dfd, const char *name, struct pa_dev *d)
 		}
 	} else if (strncmp(name, "md", 2) == 0 && attr_exists(dfd, "md")) {
 		d->kind = PA_KIND_MD;
+		/* the layout and the members below, for check to follow (issue #15) */
+		rc = scan_md_read(dfd, d);
+		if (rc == 0)
+			rc = read_names(dfd, "slaves", &d->parent_name);
+		if (rc < 0)
+			return rc;
 	} else if (strncmp(name, "loop", 4) == 0) {
 		d->kind = PA_KIND_LOOP;
 		d->backing_file = attr_dup(dfd, "loop/backing_file");
@@ -901,7 +910,7 @@ int scan_sysfs_read_one(const char *root, const char *name, struct pa_devlist *l
 	struct worklist w = {0};
 	struct scan *s;
 	size_t before = l->n;
-	bool top_stacked;
+	bool top_stacked, follow;
 	int rc;
 
 	if (!*name || strchr(name, '/') || name[0] == '.')
@@ -921,18 +930,21 @@ int scan_sysfs_read_one(const char *root, const char *name, struct pa_devlist *l
 		goto out;
 	}
 	/*
-	 * a partition is read with what it lives on, a stacked dm device with
-	 * its layers down to the disk (as check judges it), and only that
+	 * a partition is read with what it lives on, a stacked dm device or an
+	 * md array with its layers down to the disk (as check judges it), and
+	 * only that; a partition of an md array with the array's members too
 	 */
-	top_stacked = dm_stacked(l->v[before]);
-	if (l->v[before]->kind == PA_KIND_PART || top_stacked)
+	top_stacked = dm_stacked(l->v[before]) || l->v[before]->kind == PA_KIND_MD;
+	follow = l->v[before]->kind == PA_KIND_PART || top_stacked;
+	if (follow)
 		rc = work_add_list(&w, l->v[before]->parent_name);
 	while (rc == 0 && w.next < w.n) {
 		size_t k = l->n;
 
 		rc = add_device(s, w.v[w.next++], l);
-		if (rc == 0 && l->n > k && top_stacked &&
-		    (dm_stacked(l->v[k]) || l->v[k]->kind == PA_KIND_PART))
+		if (rc == 0 && l->n > k && follow &&
+		    (dm_stacked(l->v[k]) || l->v[k]->kind == PA_KIND_PART ||
+		     l->v[k]->kind == PA_KIND_MD))
 			rc = work_add_list(&w, l->v[k]->parent_name);
 	}
 	if (rc == 0)

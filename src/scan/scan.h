@@ -80,6 +80,27 @@ int scan_sysfs_read_one(const char *root, const char *name, struct pa_devlist *l
 extern const char *const scan_sysfs_attrs[];
 
 /*
+ * md arrays (src/scan/md.c).  The files of each member directory
+ * md/dev-NAME/ that the scan reads (NULL terminated; its "block" link
+ * besides), for `partalign dump`.
+ */
+extern const char *const scan_md_member_attrs[];
+
+/*
+ * The layout of the md array whose sysfs directory is @dfd into d->md_*
+ * (md_known when every raid slot has one member and the level is 0, 1, 4,
+ * 5, 6 or RAID10 near).  An unusable layout is left unknown; returns 0, or
+ * -ENOMEM.
+ */
+int scan_md_read(int dfd, struct pa_dev *d);
+
+/* "raid5" -> 5 (raid0, 1, 4, 5, 6, 10); -EOPNOTSUPP for any other md/level. */
+int scan_md_level(const char *text, unsigned int *level);
+
+/* RAID10's md/layout -> its near copies; -EOPNOTSUPP for far or offset layouts. */
+int scan_md_raid10_copies(uint64_t layout, unsigned int *copies);
+
+/*
  * --probe: open @whole read-only, read its on-disk table and the signatures
  * of its children with libblkid.  Partitions found only on disk are added
  * to @l.  An unreadable device is a diagnostic, not a failure.
