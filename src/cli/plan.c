@@ -487,8 +487,8 @@ static int prepare(const struct fix_opts *o, const char *arg, struct fix_job *j)
 }
 
 /*
- * A stacked device (an LV, crypt or other dm device; not a multipath map)
- * judged at its place on the disks below: when it is off, keep what is off
+ * A stacked device (an LV, crypt or other dm device, an md array; not a
+ * multipath map) judged at its place on the disks below: when it is off, keep what is off
  * and the command that would fix its layer.  Partalign rewrites partition
  * tables only; above them it advises.  A stacked device without a
  * partition table is not refused for that (*st loses the bit).  Returns exit
@@ -500,8 +500,8 @@ static int stack_advice(const struct fix_opts *o, struct fix_job *j, int *st)
 	struct pa_check c;
 	char buf[1024];
 
-	if (!d ||
-	    (d->kind != PA_KIND_LVM && d->kind != PA_KIND_CRYPT && d->kind != PA_KIND_DM))
+	if (!d || (d->kind != PA_KIND_LVM && d->kind != PA_KIND_CRYPT &&
+		   d->kind != PA_KIND_DM && d->kind != PA_KIND_MD))
 		return PA_EXIT_OK;
 	/* an LV without a partition table is the usual case, not a refusal */
 	if (j->planned && j->plan.table.label == PA_LABEL_NONE && !o->plan.new_disk &&

@@ -554,7 +554,7 @@ int align_advise_stacked(const struct pa_devlist *l, const struct pa_dev *d,
 	if (!len)
 		return -EINVAL;
 	buf[0] = '\0';
-	if (!is_stacked_dm(d) || !d->dm_table_known)
+	if (!stack_walkable(d))
 		return 1;
 	b = calloc(1, sizeof(*b));
 	if (!b)

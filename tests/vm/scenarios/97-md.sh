@@ -211,6 +211,41 @@ for spec in 0:6144 0:1024 5:2052 5:6144; do
 		esac
 	fi
 	exit_bit "$c"
+	# plan: for the RAID0 off its grain, the mdadm command with the smallest
+	# data offset at or past the current one that puts byte 0 of the array on
+	# every disk's physical grain, optimal I/O and the 2 MiB policy (judged at
+	# the member's data offset, as above); for the aligned one no advice, exit
+	# 0; nothing written
+	case $spec in
+	0:*)
+		# shellcheck disable=SC2046 # numbers and kernel names
+		set -- $(members | head -n 1)
+		g=$3
+		for x in $4 $pol; do
+			a=$g b=$x
+			while [ "$b" != 0 ]; do t=$((a % b)) a=$b b=$t; done
+			g=$((g / a * x))
+		done
+		p=$8
+		while [ $((($7 + p) % g)) != 0 ]; do p=$((p + 512)); done
+		want_a="mdadm --create /dev/$md --level=0 --raid-devices=3 --chunk=64K --data-offset=$((p / 1024))K$(members | awk '{printf " /dev/%s", $5}')"
+		h0=$(sha256sum <"/dev/$md")
+		prc=0
+		partalign-apply plan --json "/dev/$md" >/tmp/plan.json 2>/tmp/plan.err || prc=$?
+		adv=$(jq -r '.plan[0].advice // ""' /tmp/plan.json 2>/dev/null)
+		h1=$(sha256sum <"/dev/$md")
+		if [ $(($7 + $8)) = $(($7 + p)) ]; then
+			want_a='' want_rc=0
+		else
+			want_rc=4
+		fi
+		if [ "$adv" = "$want_a" ] && [ "$prc" = "$want_rc" ] && [ "$h0" = "$h1" ]; then
+			vm_pass "$c/plan" "plan /dev/$md: exit $prc, advice '$adv'"
+		else
+			vm_fail "$c/plan" "plan /dev/$md: exit $prc (want $want_rc), advice '$adv', want '$want_a'; $(tr '\n' ' ' </tmp/plan.err)"
+		fi
+		;;
+	esac
 	if [ "$spec" = 0:6144 ]; then
 		# a partition of the array at 1 MiB: chunk 16 of the array, on the
 		# member of slot 1 at row 5, 12 MiB + 320 KiB of its disk; 1 MiB is
