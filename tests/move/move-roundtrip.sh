@@ -1,10 +1,11 @@
 #!/bin/bash
 # fix --move-data round trips on loop devices, 512- and 4096-byte sectors:
 # the first partition (ext4) moves forward, a middle one (xfs on 512, ext4
-# on 4096) back, one stays, the last moves forward; then a dos disk.  Once
-# with the default chunk (every move shorter than a chunk: chunks saved in
-# the journal) and once with 64 KiB chunks (moves longer than a chunk:
-# progress records).
+# on 4096) back, one stays, the last moves forward; then a dos disk.  With
+# the default chunk (the forward moves by ~2 MiB in chunks of half that,
+# recording progress only; the one-sector moves saving each chunk in the
+# journal), with 64 KiB chunks, and with every move saved
+# (PARTALIGN_MOVE_RECORD_MIN at its largest).
 # After each: the same bytes at the new starts (sha256 read at sfdisk's
 # offsets), e2fsck -fn and xfs_repair -n clean, PARTUUIDs, types and names
 # kept (sgdisk -i), starts on the 2 MiB grain, check clean, journal gone, a
@@ -50,7 +51,8 @@ roundtrip() {
 		fail "plan: $(cat "$T_TMP/out")"
 	[ "$(sha256sum <"$dev")" = "$before" ] || fail "plan wrote to the disk"
 
-	PARTALIGN_MOVE_CHUNK=$chunk pa_move "$dev" ${chunk:+--verify}
+	PARTALIGN_MOVE_CHUNK=$chunk PARTALIGN_MOVE_RECORD_MIN=${RT_RECORD_MIN:-0} \
+		pa_move "$dev" ${chunk:+--verify}
 	expect_rc 1 "fix --move-data ($bs, chunk ${chunk:-default})"
 	grep -q "moved .* MB/s" "$T_TMP/out" || fail "no closing report: $(cat "$T_TMP/out")"
 	[ -z "$chunk" ] || grep "verified" "$T_TMP/out" >/dev/null || fail "--verify said nothing"
@@ -93,6 +95,8 @@ roundtrip() {
 roundtrip 512 "" xfs
 roundtrip 4096 "" ext4
 roundtrip 512 65536 ext4
+# every move saved in the journal, the far ones too (the default below 512 KiB)
+RT_RECORD_MIN=18446744073709551615 roundtrip 4096 "" ext4
 
 echo "# dos label kept"
 dev=$(mkdisk dos 64M 512 'label: dos\nstart=63, size=40960, type=83\nstart=45056, size=8192, type=83')

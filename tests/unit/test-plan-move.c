@@ -395,12 +395,20 @@ static void test_journal_order_and_modes(void **state)
 	assert_int_equal(j.v[0].num, 4);
 	assert_int_equal(j.v[1].num, 1);
 	assert_int_equal(j.v[2].num, 3);
-	/* by default moves of about 2 MiB save their chunks (a flush per 2 MiB costs
-	 * more) */
-	assert_true(j.v[0].save && j.v[1].save && j.v[2].save);
-	assert_int_equal(j.v[0].chunk, PA_JOURNAL_CHUNK);
+	/* by default moves of about 2 MiB record progress only, in chunks of half
+	 * the distance; the move back by 512 B saves its chunks */
+	assert_false(j.v[0].save || j.v[1].save);
+	assert_true(j.v[2].save);
+	assert_int_equal(j.v[0].chunk, (2 * MiB - 1024) / 2 / 4096 * 4096);
+	assert_int_equal(j.v[2].chunk, PA_JOURNAL_CHUNK);
 	assert_int_equal(j.ring, PA_JOURNAL_RING);
 	assert_int_equal(j.chunk, PA_JOURNAL_CHUNK);
+	journal_free(&j);
+	/* every move saved when recording starts only far beyond (the old default) */
+	assert_int_equal(
+	    journal_init2(&j, &p, "/dev/sdx", "wwn:0x5000", 0, 32 * MiB, 2, 7), 0);
+	assert_true(j.v[0].save && j.v[1].save && j.v[2].save);
+	assert_int_equal(j.v[0].chunk, PA_JOURNAL_CHUNK);
 	journal_free(&j);
 	/* recording from 1 MiB on: chunks of half the distance, no write on its own
 	 * source */
