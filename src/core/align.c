@@ -449,3 +449,27 @@ int align_check_stacked(const struct pa_devlist *l, const struct pa_dev *d,
 	out->layers[n] = '\0';
 	return 0;
 }
+
+/* ---- the file system on a device (issue #15, --probe) ---- */
+
+enum pa_verdict align_check_fs(const struct pa_dev *d, char *reason, size_t len,
+			       char *fix, size_t fixlen)
+{
+	struct pa_fs_geom g = {0};
+	uint64_t size = d->disk ? d->disk->size : d->size;
+	const char *why;
+
+	if (len)
+		reason[0] = '\0';
+	if (fix && fixlen)
+		fix[0] = '\0';
+	if (!d->fs_geom_known)
+		return PA_VERDICT_NA;
+	g.fs = d->fs_name;
+	g.unit = d->fs_unit;
+	g.width = d->fs_width;
+	g.blocksize = d->fs_blocksize;
+	return stack_fs_check(&g, d->topo.min_io,
+			      align_optimal_usable(&d->topo, size, &why), reason, len,
+			      fix, fixlen);
+}

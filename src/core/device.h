@@ -131,6 +131,14 @@ struct pa_dev {
 	uint64_t ondisk_start; /* bytes */
 	uint64_t ondisk_size;
 	bool kernel_missing; /* in the on-disk table, unknown to the kernel */
+
+	/* --probe: the stripe geometry in the superblock of an xfs or ext4 file
+	   system on this device (core/fsgeom.h), bytes; 0: none set */
+	bool fs_geom_known;
+	const char *fs_name; /* "XFS", "ext4": a static string, not freed */
+	uint64_t fs_unit;    /* XFS sunit, ext4 stride */
+	uint64_t fs_width;   /* XFS swidth, ext4 stripe_width */
+	uint32_t fs_blocksize;
 };
 
 struct pa_devlist {
