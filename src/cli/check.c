@@ -64,6 +64,8 @@ enum {
 	COL_ABS_START,
 	COL_LAYERS,
 	COL_FS,
+	COL_PE_START,
+	COL_EXTENT_SIZE,
 };
 
 #define N SCOLS_JSON_NUMBER
@@ -125,6 +127,10 @@ static const struct out_col columns[] = {
     [COL_FS] =
 	{"FS", 10, 0, S,
 	 "--probe: XFS/ext4 stripe geometry vs the device's minimum and optimal I/O"},
+    [COL_PE_START] = {"PE-START", 8, R, N,
+		      "--probe: LVM PV: bytes from the device's start to PE 0"},
+    [COL_EXTENT_SIZE] = {"EXTENT-SIZE", 8, R, N,
+			 "--probe: LVM PV: the extent size of its VG, bytes"},
 };
 #undef N
 #undef S
@@ -151,8 +157,9 @@ static const int topology_defaults[] = {COL_NAME,      COL_START,     COL_LOG_SE
 	    COL_FSTYPE, COL_MOUNTPOINTS, COL_HOLDERS, COL_PARTLABEL, COL_PARTUUID,       \
 	    COL_WWN, COL_SERIAL
 static const int script_defaults[] = {SCRIPT_COLUMNS};
-static const int json_defaults[] = {SCRIPT_COLUMNS, COL_KNAME,	COL_START_SEC, COL_UDEV,
-				    COL_ABS_START,  COL_LAYERS, COL_FS};
+static const int json_defaults[] = {SCRIPT_COLUMNS, COL_KNAME,	   COL_START_SEC,
+				    COL_UDEV,	    COL_ABS_START, COL_LAYERS,
+				    COL_FS,	    COL_PE_START,  COL_EXTENT_SIZE};
 #undef SCRIPT_COLUMNS
 
 /* A row to print; the verdicts and the reason are computed as it is printed. */
@@ -446,6 +453,14 @@ static int fill_verdicts(struct libscols_line *ln, size_t i, int col, const stru
 	case COL_FS:
 		if (r->d->fs_geom_known)
 			rc = out_set_str(ln, i, align_verdict_name(r->fs));
+		break;
+	case COL_PE_START:
+		if (d->lvm_pv_known)
+			rc = out_set_u64(ln, i, d->lvm_pe_start);
+		break;
+	case COL_EXTENT_SIZE:
+		if (d->lvm_pv_known && d->lvm_extent_size)
+			rc = out_set_u64(ln, i, d->lvm_extent_size);
 		break;
 	case COL_UDEV: {
 		char why[512];

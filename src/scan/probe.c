@@ -19,6 +19,7 @@
 
 #include "core/fsgeom.h"
 #include "core/marker.h"
+#include "scan/lvm.h"
 #include "scan/scan.h"
 
 char *scan_probe_signature(int fd, uint64_t off, uint64_t size)
@@ -126,6 +127,11 @@ static void probe_fs_geom(int fd, struct pa_dev *d, uint64_t off)
 	d->fs_blocksize = g.blocksize;
 }
 
+static bool is_pv(const struct pa_dev *d)
+{
+	return d->fstype && strcmp(d->fstype, "LVM2_member") == 0;
+}
+
 int scan_probe_disk(struct pa_devlist *l, struct pa_dev *w, struct pa_diags *diags)
 {
 	blkid_partlist parts = NULL;
@@ -219,15 +225,21 @@ int scan_probe_disk(struct pa_devlist *l, struct pa_dev *w, struct pa_diags *dia
 	if (rc == 0 && w->nparts == 0 && !w->fstype)
 		w->fstype = scan_probe_signature(fd, 0, 0);
 
-	/* the file systems' stripe geometry */
+	/* the file systems' stripe geometry, the PVs' pe_start and extent size */
 	for (i = 0; i < l->n && rc == 0; i++) {
 		struct pa_dev *p = l->v[i];
 
-		if (p->disk == w && p->start_known && !p->kernel_missing)
-			probe_fs_geom(fd, p, p->start);
+		if (p->disk != w || !p->start_known || p->kernel_missing)
+			continue;
+		probe_fs_geom(fd, p, p->start);
+		if (is_pv(p) && scan_lvm_probe(fd, p, p->start, p->size) == -ENOMEM)
+			rc = -ENOMEM;
 	}
-	if (rc == 0 && w->nparts == 0)
+	if (rc == 0 && w->nparts == 0) {
 		probe_fs_geom(fd, w, 0);
+		if (is_pv(w) && scan_lvm_probe(fd, w, 0, w->size) == -ENOMEM)
+			rc = -ENOMEM;
+	}
 out:
 	blkid_free_probe(pr);
 	close(fd);

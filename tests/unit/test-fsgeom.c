@@ -72,20 +72,19 @@ static uint64_t tool_value(const char *cmd, const char *key)
 	return v;
 }
 
-/* A sparse image of @mib MiB made by @mkfs (with %s for the file). */
+/* A sparse image of @mib MiB made by the command @mkfs (the file appended). */
 static const char *image(const char *name, unsigned int mib, const char *mkfs)
 {
-	static char path[512];
-	char cmd[1024], m[700];
+	static char path[300];
+	char cmd[1024];
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	snprintf(m, sizeof(m), mkfs, path);
 	/* TEST_DIR/TEST_DEV/QA_CHECK_FS: xfsprogs 6 then makes file systems under
 	   300 MB (what its own test suite does) */
 	snprintf(cmd, sizeof(cmd),
 		 "PATH=$PATH:/sbin:/usr/sbin; truncate -s %uM '%s' && "
-		 "TEST_DIR=1 TEST_DEV=1 QA_CHECK_FS=1 %s >/dev/null 2>&1",
-		 mib, path, m);
+		 "TEST_DIR=1 TEST_DEV=1 QA_CHECK_FS=1 %s '%s' >/dev/null 2>&1",
+		 mib, path, mkfs, path);
 	assert_int_equal(system(cmd), 0);
 	return path;
 }
@@ -112,8 +111,7 @@ static void xfs_case(const char *name, const char *opts, uint64_t want_unit_byte
 	const char *p;
 	unsigned char *b;
 
-	snprintf(mkfs, sizeof(mkfs), "mkfs.xfs -q -f -l size=16m -d agcount=2%s %%s",
-		 opts);
+	snprintf(mkfs, sizeof(mkfs), "mkfs.xfs -q -f -l size=16m -d agcount=2%s", opts);
 	p = image(name, 64, mkfs);
 	snprintf(q, sizeof(q), "xfs_db -r -c sb -c 'p unit width blocksize' '%s'", p);
 	unit = tool_value(q, "unit =");
@@ -148,8 +146,7 @@ static void test_xfs_real(void **state)
 	xfs_case("noalign.xfs", ",noalign", 0, 0);
 
 	/* judged on a 192 KiB stripe of 64 KiB chunks, and on the wrong one */
-	p = image("judge.xfs", 64,
-		  "mkfs.xfs -q -f -l size=16m -d agcount=2,su=64k,sw=2 %s");
+	p = image("judge.xfs", 64, "mkfs.xfs -q -f -l size=16m -d agcount=2,su=64k,sw=2");
 	b = head(p);
 	assert_int_equal(fsgeom_xfs(b, FSGEOM_READ_LEN, &g), 0);
 	assert_int_equal(
@@ -184,9 +181,9 @@ static void test_ext4_real(void **state)
 		skip();
 	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
 		uint64_t stride = 0, width = 0, bs;
-		char out[700];
+		char out[800];
 
-		snprintf(mkfs, sizeof(mkfs), "mke2fs -q -F -t ext4 %s %%s", c[i].opts);
+		snprintf(mkfs, sizeof(mkfs), "mke2fs -q -F -t ext4 %s", c[i].opts);
 		p = image(c[i].name, 64, mkfs);
 		snprintf(q, sizeof(q), "dumpe2fs -h '%s' 2>/dev/null", p);
 		bs = tool_value(q, "Block size:");
