@@ -4,7 +4,8 @@
  * with what the kernel uses, and names the signature (filesystem, LVM, md,
  * oracleasm, swap) at the start of each partition.  Of an xfs or ext4 file
  * system it reads the superblock's stripe geometry (core/fsgeom.c parses
- * it).  Opened read-only.
+ * it), of an LVM2 PV its label and VG metadata (scan/lvm.c).  Opened
+ * read-only.
  */
 #include "config.h"
 
