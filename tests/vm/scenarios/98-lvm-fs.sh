@@ -60,8 +60,8 @@ num() { # lvm COMMAND ARGS...: one number in bytes
 	lvm "$1" --config "$lvmc" --noheadings --nosuffix --units b "$@" 2>/dev/null |
 		tr -d ' '
 }
-# DM_DISABLE_UDEV: cryptsetup makes its node itself, as lvm does with the
-# config above (the guest's udev has no device-mapper rules)
+# DM_DISABLE_UDEV: cryptsetup makes its node itself and waits for no udev
+# cookie, as lvm does with the config above
 export DM_DISABLE_UDEV=1
 # the guest has no /etc/mke2fs.conf: ext4 as Debian's defines it (and
 # busybox sh runs its own mke2fs applet before PATH's: /usr/sbin/mke2fs)
