@@ -60,6 +60,14 @@ static void detach(void)
 	loopdev[0] = '\0';
 }
 
+/* after each test of a real PV, also a failed one: its loop device goes */
+static int detach_teardown(void **state)
+{
+	(void)state;
+	detach();
+	return 0;
+}
+
 static int teardown(void **state)
 {
 	(void)state;
@@ -444,10 +452,10 @@ static void test_hostile_text(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test_teardown(test_real_1m_4m, NULL),
-	    cmocka_unit_test(test_real_192k_6m),
-	    cmocka_unit_test(test_real_defaults),
-	    cmocka_unit_test(test_real_wrap),
+	    cmocka_unit_test_teardown(test_real_1m_4m, detach_teardown),
+	    cmocka_unit_test_teardown(test_real_192k_6m, detach_teardown),
+	    cmocka_unit_test_teardown(test_real_defaults, detach_teardown),
+	    cmocka_unit_test_teardown(test_real_wrap, detach_teardown),
 	    cmocka_unit_test(test_hostile_label),
 	    cmocka_unit_test(test_hostile_mda),
 	    cmocka_unit_test(test_hostile_text),
