@@ -63,6 +63,9 @@ enum {
 	COL_UDEV,
 	COL_ABS_START,
 	COL_LAYERS,
+	COL_FS,
+	COL_PE_START,
+	COL_EXTENT_SIZE,
 };
 
 #define N SCOLS_JSON_NUMBER
@@ -121,6 +124,13 @@ static const struct out_col columns[] = {
     [COL_LAYERS] =
 	{"LAYERS", 0.1, 0, S,
 	 "stacked dm device: the layers below it, bottom first (vda>vda1>dm-2)"},
+    [COL_FS] =
+	{"FS", 10, 0, S,
+	 "--probe: XFS/ext4 stripe geometry vs the device's minimum and optimal I/O"},
+    [COL_PE_START] = {"PE-START", 8, R, N,
+		      "--probe: LVM PV: bytes from the device's start to PE 0"},
+    [COL_EXTENT_SIZE] = {"EXTENT-SIZE", 8, R, N,
+			 "--probe: LVM PV: the extent size of its VG, bytes"},
 };
 #undef N
 #undef S
@@ -148,7 +158,8 @@ static const int topology_defaults[] = {COL_NAME,      COL_START,     COL_LOG_SE
 	    COL_WWN, COL_SERIAL
 static const int script_defaults[] = {SCRIPT_COLUMNS};
 static const int json_defaults[] = {SCRIPT_COLUMNS, COL_KNAME,	   COL_START_SEC,
-				    COL_UDEV,	    COL_ABS_START, COL_LAYERS};
+				    COL_UDEV,	    COL_ABS_START, COL_LAYERS,
+				    COL_FS,	    COL_PE_START,  COL_EXTENT_SIZE};
 #undef SCRIPT_COLUMNS
 
 /* A row to print; the verdicts and the reason are computed as it is printed. */
@@ -161,7 +172,9 @@ struct row {
 	const struct pa_dev *d;
 	struct pa_check c;
 	bool checked;
-	char reason[PA_REASON_MAX + 256];
+	enum pa_verdict fs; /* --probe: the file system's geometry (align_check_fs) */
+	char fs_reason[256];
+	char reason[PA_REASON_MAX + 512];
 };
 
 static const char *table_state(const struct pa_dev *d)
@@ -177,10 +190,13 @@ static const char *table_state(const struct pa_dev *d)
 	return "in-sync";
 }
 
-/* Whether clause @cl ("policy: ...") explains a misaligned verdict of @c. */
-static bool clause_is_misaligned(const char *cl, const struct pa_check *c)
+/* Whether clause @cl ("policy: ...") explains a misaligned verdict of @r. */
+static bool clause_is_misaligned(const char *cl, const struct row *r)
 {
-	return (strncmp(cl, "physical:", 9) == 0 &&
+	const struct pa_check *c = &r->c;
+
+	return (strncmp(cl, "fs:", 3) == 0 && r->fs == PA_VERDICT_MISALIGNED) ||
+	       (strncmp(cl, "physical:", 9) == 0 &&
 		c->physical == PA_VERDICT_MISALIGNED) ||
 	       (strncmp(cl, "optimal:", 8) == 0 && c->optimal == PA_VERDICT_MISALIGNED) ||
 	       (strncmp(cl, "policy:", 7) == 0 && c->policy == PA_VERDICT_MISALIGNED);
@@ -190,7 +206,7 @@ static bool clause_is_misaligned(const char *cl, const struct pa_check *c)
  * On a terminal the reason is cut to the width left: the clauses that explain
  * a misaligned verdict go first, the n/a notes after them.
  */
-static void misaligned_first(char *reason, size_t len, const struct pa_check *c)
+static void misaligned_first(char *reason, size_t len, const struct row *r)
 {
 	char *copy = strdup(reason), *out = reason;
 	size_t used = 0;
@@ -206,7 +222,7 @@ static void misaligned_first(char *reason, size_t len, const struct pa_check *c)
 			char *end = strstr(p, "; ");
 			size_t n = end ? (size_t)(end - p) : strlen(p);
 
-			if ((pass == 0) == clause_is_misaligned(p, c) &&
+			if ((pass == 0) == clause_is_misaligned(p, r) &&
 			    used + n + 3 < len) {
 				used += (size_t)snprintf(out + used, len - used, "%s%.*s",
 							 used ? "; " : "", (int)n, p);
@@ -246,10 +262,18 @@ static void row_reason(struct row *r, bool terminal)
 			: "on-disk table differs from the kernel's (re-read or reboot)");
 	if (n < 0 || (size_t)n >= len)
 		return;
-	if (r->c.reason[0])
-		snprintf(p + n, len - (size_t)n, "%s%s", n ? "; " : "", r->c.reason);
+	if (r->c.reason[0]) {
+		int k =
+		    snprintf(p + n, len - (size_t)n, "%s%s", n ? "; " : "", r->c.reason);
+
+		n = k < 0 || (size_t)k >= len - (size_t)n ? (int)len - 1 : n + k;
+	}
+	/* the file system: a miss, or a geometry the device has no optimal I/O for */
+	if (r->fs_reason[0] && (size_t)n + 1 < len &&
+	    (r->fs == PA_VERDICT_MISALIGNED || d->fs_unit || d->fs_width))
+		snprintf(p + n, len - (size_t)n, "%sfs: %s", n ? "; " : "", r->fs_reason);
 	if (terminal)
-		misaligned_first(r->reason, sizeof(r->reason), &r->c);
+		misaligned_first(r->reason, sizeof(r->reason), r);
 }
 
 /* Cell @i of a row: what the kernel and udev say of the device.  1: not one of these
@@ -425,6 +449,18 @@ static int fill_verdicts(struct libscols_line *ln, size_t i, int col, const stru
 	case COL_ONDISK_START:
 		if (d->probed && d->ondisk_found)
 			rc = out_set_u64(ln, i, d->ondisk_start);
+		break;
+	case COL_FS:
+		if (r->d->fs_geom_known)
+			rc = out_set_str(ln, i, align_verdict_name(r->fs));
+		break;
+	case COL_PE_START:
+		if (d->lvm_pv_known)
+			rc = out_set_u64(ln, i, d->lvm_pe_start);
+		break;
+	case COL_EXTENT_SIZE:
+		if (d->lvm_pv_known && d->lvm_extent_size)
+			rc = out_set_u64(ln, i, d->lvm_extent_size);
 		break;
 	case COL_UDEV: {
 		char why[512];
@@ -755,6 +791,9 @@ static int check_rows(const struct check_opts *co, const struct pa_devlist *l,
 		r->checked = rows[i].checked;
 		r->reason[0] = '\0';
 		memset(&r->c, 0, sizeof(r->c));
+		r->fs = align_check_fs(r->d, r->fs_reason, sizeof(r->fs_reason), NULL, 0);
+		if (r->fs == PA_VERDICT_MISALIGNED)
+			status |= PA_EXIT_MISALIGNED;
 		if (r->checked) {
 			align_check_dev(r->d, &co->grain, &r->c);
 			/* a stacked dm device whose layers are known: at its place */

@@ -287,6 +287,8 @@ struct stack_build {
 	struct pa_stack_dev dev[PA_STACK_DEVS_MAX];
 	struct pa_stack_seg seg[PA_STACK_DEVS_MAX][PA_DM_TARGETS_MAX];
 	struct pa_stack_ref ref[PA_STACK_DEVS_MAX][PA_DM_TARGETS_MAX][PA_DM_STRIPES_MAX];
+	/* the PVs of an LV (build_lv) */
+	struct pa_stack_pv pv[PA_STACK_DEVS_MAX][PA_DM_TARGETS_MAX * PA_DM_STRIPES_MAX];
 	unsigned int n;
 	/* the members of every md array of the stack, each array's in one run */
 	struct pa_stack_member member[PA_STACK_DEVS_MAX];
@@ -366,6 +368,67 @@ static int build_md(struct stack_build *b, const struct pa_dev *d, unsigned int 
 	return 0;
 }
 
+/*
+ * An LVM LV (entry @i) whose every target is linear or striped and lands on
+ * PE boundaries of PVs of one VG that --probe read (pe_start, extent size):
+ * its segments in extents of those PVs, so that the reason can blame
+ * pe_start or the extents.  False when it is not such an LV: it is then
+ * modelled as the plain dm table it also is.
+ */
+static bool build_lv(struct stack_build *b, const struct pa_dev *d, unsigned int i,
+		     unsigned int low[][PA_DM_STRIPES_MAX], struct pa_stack_dev *sd)
+{
+	const struct pa_dm_table *t = &d->dm_table;
+	const struct pa_dev *first = NULL;
+	unsigned int k, j, p, npv = 0;
+
+	if (d->kind != PA_KIND_LVM)
+		return false;
+	for (k = 0; k < t->n; k++) {
+		if (t->t[k].crypt)
+			return false;
+		for (j = 0; j < t->t[k].stripes; j++) {
+			const struct pa_dev *lo = b->from[low[k][j]];
+			uint64_t off = t->t[k].to[j].offset;
+
+			if (!lo->lvm_pv_known || !lo->lvm_extent_size ||
+			    off < lo->lvm_pe_start ||
+			    (off - lo->lvm_pe_start) % lo->lvm_extent_size)
+				return false;
+			if (first && (lo->lvm_extent_size != first->lvm_extent_size ||
+				      strcmp(lo->lvm_vg, first->lvm_vg) != 0))
+				return false;
+			if (!first)
+				first = lo;
+			for (p = 0; p < npv && b->pv[i][p].dev != low[k][j]; p++)
+				;
+			if (p == npv)
+				b->pv[i][npv++] = (struct pa_stack_pv){
+				    .dev = low[k][j], .pe_start = lo->lvm_pe_start};
+			b->ref[i][k][j] = (struct pa_stack_ref){
+			    .dev = p,
+			    .offset = (off - lo->lvm_pe_start) / lo->lvm_extent_size};
+		}
+		b->seg[i][k] = (struct pa_stack_seg){
+		    .start = t->t[k].start,
+		    .length = t->t[k].length,
+		    .stripes = t->t[k].stripes,
+		    .chunk = t->t[k].chunk,
+		    .to = b->ref[i][k],
+		};
+	}
+	if (!first)
+		return false;
+	sd->kind = PA_STACK_LV;
+	sd->vg = first->lvm_vg;
+	sd->extent_size = first->lvm_extent_size;
+	sd->npvs = npv;
+	sd->pvs = b->pv[i];
+	sd->nsegs = t->n;
+	sd->segs = b->seg[i];
+	return true;
+}
+
 /* Add @d (after what it stands on) and return its index in *idx; 1: not known. */
 static int build_add(struct stack_build *b, const struct pa_dev *d, unsigned int depth,
 		     unsigned int *idx)
@@ -401,7 +464,9 @@ static int build_add(struct stack_build *b, const struct pa_dev *d, unsigned int
 		if (b->n >= PA_STACK_DEVS_MAX)
 			return 1;
 		i = b->n;
-		if (t->n == 1 && t->t[0].crypt) {
+		if (build_lv(b, d, i, low, &sd)) {
+			/* an LV on PVs read with --probe: in extents */
+		} else if (t->n == 1 && t->t[0].crypt) {
 			sd.kind = PA_STACK_CRYPT;
 			sd.lower = low[0][0];
 			sd.offset = t->t[0].to[0].offset;
@@ -474,6 +539,18 @@ static bool stack_walkable(const struct pa_dev *d)
 	       d->disk->kind == PA_KIND_MD && d->disk->md_known;
 }
 
+/*
+ * An LV's extent size against the grain its first segment needs on the disk
+ * (stack_extent_ok): a note after the verdicts' reasons, since the LVs
+ * allocated after this one's extents walk off the grain.
+ */
+static void lv_extent_note(const struct pa_stack_dev *lv,
+			   const struct pa_stack_verdict *v, char *why, size_t len)
+{
+	if (lv->kind != PA_STACK_LV || stack_extent_ok(lv, v->bottom_grain, why, len))
+		why[0] = '\0';
+}
+
 int align_check_stacked(const struct pa_devlist *l, const struct pa_dev *d,
 			const struct pa_grain *policy, struct pa_check *out)
 {
@@ -482,6 +559,7 @@ int align_check_stacked(const struct pa_devlist *l, const struct pa_dev *d,
 	struct pa_stack s;
 	unsigned int top;
 	const char *p, *bottom = NULL;
+	char note[256] = "";
 	size_t n = 0;
 	int r;
 
@@ -500,6 +578,8 @@ int align_check_stacked(const struct pa_devlist *l, const struct pa_dev *d,
 		else
 			bottom = b->dev[v.bottom].name; /* owned by @l */
 	}
+	if (r == 0)
+		lv_extent_note(&b->dev[top], &v, note, sizeof(note));
 	free(b);
 	if (r)
 		return r;
@@ -528,6 +608,12 @@ int align_check_stacked(const struct pa_devlist *l, const struct pa_dev *d,
 		snprintf(out->reason + used, sizeof(out->reason) - used,
 			 "%soptimal: %s reports no usable optimal I/O size",
 			 used ? "; " : "", bottom ? bottom : "the disk");
+	}
+	if (note[0]) {
+		size_t used = strlen(out->reason);
+
+		snprintf(out->reason + used, sizeof(out->reason) - used, "%s%s",
+			 used ? "; " : "", note);
 	}
 	/* "vda -> vda1 -> dm-2" as "vda>vda1>dm-2" */
 	for (p = v.path; *p && n + 1 < sizeof(out->layers);) {
@@ -571,4 +657,28 @@ int align_advise_stacked(const struct pa_devlist *l, const struct pa_dev *d,
 	}
 	free(b);
 	return r;
+}
+
+/* ---- the file system on a device (issue #15, --probe) ---- */
+
+enum pa_verdict align_check_fs(const struct pa_dev *d, char *reason, size_t len,
+			       char *fix, size_t fixlen)
+{
+	struct pa_fs_geom g = {0};
+	uint64_t size = d->disk ? d->disk->size : d->size;
+	const char *why;
+
+	if (len)
+		reason[0] = '\0';
+	if (fix && fixlen)
+		fix[0] = '\0';
+	if (!d->fs_geom_known)
+		return PA_VERDICT_NA;
+	g.fs = d->fs_name;
+	g.unit = d->fs_unit;
+	g.width = d->fs_width;
+	g.blocksize = d->fs_blocksize;
+	return stack_fs_check(&g, d->topo.min_io,
+			      align_optimal_usable(&d->topo, size, &why), reason, len,
+			      fix, fixlen);
 }

@@ -7,6 +7,7 @@
 #define PARTALIGN_ALIGN_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "core/device.h"
@@ -128,5 +129,17 @@ int align_check_stacked(const struct pa_devlist *l, const struct pa_dev *d,
  */
 int align_advise_stacked(const struct pa_devlist *l, const struct pa_dev *d,
 			 const struct pa_grain *policy, char *buf, size_t len);
+
+/*
+ * --probe: the stripe geometry of the file system on @d (d->fs_geom_known)
+ * against the minimum and the sane optimal I/O size of @d itself (a
+ * partition: its disk's; a striped LV or md array: the chunk and the chunk x
+ * data disks the kernel derives), by stack_fs_check().  PA_VERDICT_NA with an
+ * empty @reason when no geometry was read.  @reason gets "XFS swidth 128 KiB,
+ * the device's optimal I/O is 192 KiB", @fix the mkfs command that would
+ * match (may be NULL).
+ */
+enum pa_verdict align_check_fs(const struct pa_dev *d, char *reason, size_t len,
+			       char *fix, size_t fixlen);
 
 #endif

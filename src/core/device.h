@@ -156,6 +156,20 @@ struct pa_dev {
 	uint64_t ondisk_start; /* bytes */
 	uint64_t ondisk_size;
 	bool kernel_missing; /* in the on-disk table, unknown to the kernel */
+
+	/* --probe: the stripe geometry in the superblock of an xfs or ext4 file
+	   system on this device (core/fsgeom.h), bytes; 0: none set */
+	bool fs_geom_known;
+	const char *fs_name; /* "XFS", "ext4": a static string, not freed */
+	uint64_t fs_unit;    /* XFS sunit, ext4 stride */
+	uint64_t fs_width;   /* XFS swidth, ext4 stripe_width */
+	uint32_t fs_blocksize;
+
+	/* --probe: an LVM2 physical volume on this device (core/lvmmeta.h) */
+	bool lvm_pv_known;
+	uint64_t lvm_pe_start;	  /* bytes from the start of this device to PE 0 */
+	uint64_t lvm_extent_size; /* bytes, of its VG; 0: its metadata was not read */
+	char lvm_vg[129];	  /* the VG's name ("" when not read) */
 };
 
 struct pa_devlist {

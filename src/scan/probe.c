@@ -2,7 +2,10 @@
  * --probe: the only part of the scan that opens devices.  For a whole
  * device it reads the on-disk partition table with libblkid, compares it
  * with what the kernel uses, and names the signature (filesystem, LVM, md,
- * oracleasm, swap) at the start of each partition.  Opened read-only.
+ * oracleasm, swap) at the start of each partition.  Of an xfs or ext4 file
+ * system it reads the superblock's stripe geometry (core/fsgeom.c parses
+ * it), of an LVM2 PV its label and VG metadata (scan/lvm.c).  Opened
+ * read-only.
  */
 #include "config.h"
 
@@ -15,7 +18,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/fsgeom.h"
 #include "core/marker.h"
+#include "scan/lvm.h"
 #include "scan/scan.h"
 
 char *scan_probe_signature(int fd, uint64_t off, uint64_t size)
@@ -97,6 +102,35 @@ static int add_ondisk_only(struct pa_devlist *l, struct pa_dev *w, unsigned int 
 	}
 	w->nparts++;
 	return 0;
+}
+
+/*
+ * The stripe geometry of the xfs or ext4 file system at byte @off of the open
+ * device @fd (the device itself or the disk of partition @d).  A superblock
+ * that does not parse leaves @d without one: FSTYPE came from udev or
+ * libblkid, which may know more kinds of damage than we do.
+ */
+static void probe_fs_geom(int fd, struct pa_dev *d, uint64_t off)
+{
+	unsigned char b[FSGEOM_READ_LEN];
+	struct pa_fs_geom g;
+	ssize_t n;
+
+	if (!d->fstype || off > INT64_MAX)
+		return;
+	n = pread(fd, b, sizeof(b), (off_t)off);
+	if (n <= 0 || fsgeom_parse(d->fstype, b, (size_t)n, &g) != 0)
+		return;
+	d->fs_geom_known = true;
+	d->fs_name = g.fs;
+	d->fs_unit = g.unit;
+	d->fs_width = g.width;
+	d->fs_blocksize = g.blocksize;
+}
+
+static bool is_pv(const struct pa_dev *d)
+{
+	return d->fstype && strcmp(d->fstype, "LVM2_member") == 0;
 }
 
 int scan_probe_disk(struct pa_devlist *l, struct pa_dev *w, struct pa_diags *diags)
@@ -191,6 +225,22 @@ int scan_probe_disk(struct pa_devlist *l, struct pa_dev *w, struct pa_diags *dia
 	}
 	if (rc == 0 && w->nparts == 0 && !w->fstype)
 		w->fstype = scan_probe_signature(fd, 0, 0);
+
+	/* the file systems' stripe geometry, the PVs' pe_start and extent size */
+	for (i = 0; i < l->n && rc == 0; i++) {
+		struct pa_dev *p = l->v[i];
+
+		if (p->disk != w || !p->start_known || p->kernel_missing)
+			continue;
+		probe_fs_geom(fd, p, p->start);
+		if (is_pv(p) && scan_lvm_probe(fd, p, p->start, p->size) == -ENOMEM)
+			rc = -ENOMEM;
+	}
+	if (rc == 0 && w->nparts == 0) {
+		probe_fs_geom(fd, w, 0);
+		if (is_pv(w) && scan_lvm_probe(fd, w, 0, w->size) == -ENOMEM)
+			rc = -ENOMEM;
+	}
 out:
 	blkid_free_probe(pr);
 	close(fd);
