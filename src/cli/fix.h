@@ -70,6 +70,19 @@ struct fix_job {
 };
 
 /*
+ * After prepare(): a stacked device (an LV, crypt or other dm device, an md
+ * array) judged at its place on the disks below, with the PV labels and the
+ * file system read as check --probe reads them, into j->stack_reason and
+ * j->advice (the command for the layer blamed, and mkfs for a file system
+ * off the stripe).  A stacked device without a partition table is not
+ * refused for that (*st loses the bit).  Returns exit bits (4 with advice).
+ */
+int fix_stack_advice(const struct fix_opts *o, struct fix_job *j, int *st);
+
+/* plan's table: each stacked device's advice below it, two lines */
+void fix_print_advice(const struct fix_job *jobs, size_t n);
+
+/*
  * Past the confirmation: write @j's plan (apply_execute), tell what
  * happened, set j->result and j->backup.  Returns exit bits.
  */

@@ -486,58 +486,6 @@ static int prepare(const struct fix_opts *o, const char *arg, struct fix_job *j)
 	return PA_EXIT_OK;
 }
 
-/*
- * A stacked device (an LV, crypt or other dm device, an md array; not a
- * multipath map) judged at its place on the disks below: when it is off, keep what is off
- * and the command that would fix its layer.  Partalign rewrites partition
- * tables only; above them it advises.  A stacked device without a
- * partition table is not refused for that (*st loses the bit).  Returns exit
- * bits.
- */
-static int stack_advice(const struct fix_opts *o, struct fix_job *j, int *st)
-{
-	const struct pa_dev *d = j->dev;
-	struct pa_check c;
-	char buf[1024];
-
-	if (!d || (d->kind != PA_KIND_LVM && d->kind != PA_KIND_CRYPT &&
-		   d->kind != PA_KIND_DM && d->kind != PA_KIND_MD))
-		return PA_EXIT_OK;
-	/* an LV without a partition table is the usual case, not a refusal */
-	if (j->planned && j->plan.table.label == PA_LABEL_NONE && !o->plan.new_disk &&
-	    j->plan.refusal && !j->plan.changes && !j->kernel_stale) {
-		free(j->plan.refusal);
-		j->plan.refusal = NULL;
-		*st &= ~PA_EXIT_MISALIGNED;
-	}
-	align_check_dev(d, &o->plan.grain, &c);
-	if (align_check_stacked(&j->devs, d, &o->plan.grain, &c) != 0 ||
-	    align_advise_stacked(&j->devs, d, &o->plan.grain, buf, sizeof(buf)) != 0 ||
-	    !buf[0])
-		return PA_EXIT_OK;
-	j->stack_reason = strdup(c.reason);
-	j->advice = strdup(buf);
-	if (!j->stack_reason || !j->advice) {
-		msg_err(d->path, ENOMEM, "cannot keep the advice");
-		return PA_EXIT_ERROR;
-	}
-	if (o->out.format == OUT_TABLE && o->fix)
-		msg_warn(d->path, "%s; partalign writes nothing above a partition: %s",
-			 j->stack_reason, j->advice);
-	return PA_EXIT_MISALIGNED;
-}
-
-/* plan's table: each stacked device's advice below it */
-static void print_advice(const struct fix_job *jobs, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (jobs[i].advice)
-			printf("%s: %s\n  fix: %s\n", jobs[i].dev->path,
-			       jobs[i].stack_reason, jobs[i].advice);
-}
-
 static bool confirm(const struct fix_job *j)
 {
 	char line[16];
@@ -822,7 +770,7 @@ int fix_run(struct fix_opts *op, char *const *devices, size_t njobs)
 		struct fix_job *j = &jobs[i];
 		int st = prepare(&o, devices[i], j), adv;
 
-		adv = stack_advice(&o, j, &st);
+		adv = fix_stack_advice(&o, j, &st);
 		st |= adv;
 		if (j->advice)
 			status |= PA_EXIT_MISALIGNED; /* fix cannot mend it either */
@@ -876,7 +824,7 @@ int fix_run(struct fix_opts *op, char *const *devices, size_t njobs)
 	if (!fix || o.out.format != OUT_TABLE)
 		status |= out_print(tb);
 	if (!fix && o.out.format == OUT_TABLE)
-		print_advice(jobs, njobs);
+		fix_print_advice(jobs, njobs);
 out:
 	for (i = 0; jobs && i < njobs; i++)
 		job_free(&jobs[i]);

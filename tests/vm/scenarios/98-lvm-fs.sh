@@ -323,6 +323,45 @@ else
 	vm_fail "$label/no-probe" "$dm: fs $(vm_json "$dm" fs), pe-start of $p1 $(vm_json "$p1" pe-start), reason '$r'"
 fi
 
+# ---- plan: the command for the layer to blame, nothing written ---------------
+# The grain is the lcm of the disk's physical grain, optimal I/O and 2 MiB
+# ($grain).  pa98p-pe: a PV made with --dataalignment on that grain (plus the
+# partition's skew from it, if any), pvmove off the PV on p1; its ext4 made
+# for the device's stripe (minimum I/O of 4 KiB is a sector: the stripe unit
+# is the optimal I/O).  pa98a-a2: extents of the smallest multiple of the
+# grain not below the extent size.  pa98crypt: the smallest payload offset
+# at or past the current one that puts the payload on the grain.  pa98s-str:
+# partition p3 itself is off the optimal I/O: plan the disk.  pa98a-a1:
+# aligned, no advice, exit 0.
+lvsz() { # as LVM takes sizes: "6m", "192k"
+	if [ $(($1 % 1048576)) = 0 ]; then echo "$(($1 / 1048576))m"; else echo "$(($1 / 1024))k"; fi
+}
+skew=$(((grain - $(pstart "$p1") % grain) % grain))
+want_pe="pvcreate --dataalignment $(lvsz "$grain")$([ "$skew" = 0 ] || echo " --dataalignmentoffset $(lvsz "$skew")") NEWPV; vgextend pa98p NEWPV; pvmove /dev/$p1 NEWPV; vgreduce pa98p /dev/$p1"
+want_pe="$want_pe; mkfs.ext4 -b 4096 -E stride=$((oio / 4096)),stripe_width=$((oio / 4096))"
+e=$(((ext_a + grain - 1) / grain * grain))
+want_a2="vgcreate -s $(lvsz "$e") NEWVG NEWPV (extent size $(size "$e") keeps every LV of VG pa98a on the $(size "$grain") grain; copy the data over)"
+base=$(($(pstart "$p2") + pe_a))
+po=$((payload))
+while [ $(((base + po) % grain)) != 0 ]; do po=$((po + 512)); done
+want_cr="cryptsetup luksFormat --offset $((po / 512)) NEWDEV (payload at $(size "$po"); copy the data over)"
+want_str="partalign-apply plan /dev/$d"
+for spec in "pa98p-pe|$want_pe" "pa98a-a2|$want_a2" "pa98crypt|$want_cr" "pa98s-str|$want_str" "pa98a-a1|"; do
+	n=${spec%%|*} want=${spec#*|}
+	h0=$(sha256sum <"/dev/mapper/$n")
+	prc=0
+	partalign-apply plan --json "/dev/mapper/$n" >/tmp/plan.json 2>/tmp/plan.err || prc=$?
+	adv=$(jq -r '.plan[0].advice // ""' /tmp/plan.json 2>/dev/null)
+	h1=$(sha256sum <"/dev/mapper/$n")
+	want_rc=4
+	[ -n "$want" ] || want_rc=0
+	if [ "$adv" = "$want" ] && [ "$prc" = "$want_rc" ] && [ "$h0" = "$h1" ]; then
+		vm_pass "$label/plan-$n" "plan /dev/mapper/$n: exit $prc, '$adv'"
+	else
+		vm_fail "$label/plan-$n" "plan /dev/mapper/$n: exit $prc (want $want_rc), advice '$adv', want '$want'; $(grep -v DM_DISABLE_UDEV /tmp/plan.err | tr '\n' ' ')"
+	fi
+done
+
 # ---- clean up ------------------------------------------------------------------
 cleanup
 trap - EXIT

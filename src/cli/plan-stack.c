@@ -1,0 +1,110 @@
+/*
+ * plan and fix above the partition table: a stacked device judged at its
+ * place on the disks below, and the command that would fix the layer to
+ * blame.  Partalign rewrites partition tables only; here it advises.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "cli/fix.h"
+#include "core/exitcodes.h"
+#include "scan/scan.h"
+
+static bool is_stacked(const struct pa_dev *d)
+{
+	return d->kind == PA_KIND_LVM || d->kind == PA_KIND_CRYPT ||
+	       d->kind == PA_KIND_DM || d->kind == PA_KIND_MD;
+}
+
+/*
+ * @path and what it stands on, scanned afresh and probed as check --probe
+ * does (read-only: the PV labels and VG metadata, the file systems'
+ * superblocks), so that an LV is judged in extents; j->devs stays as fix
+ * uses it.
+ */
+static int scan_probed(const char *path, struct pa_devlist *l, struct pa_dev **d)
+{
+	char *names[] = {(char *)path};
+	struct pa_scan_opts so = {.names = names, .nnames = 1};
+	struct pa_diags diags = {0};
+	size_t i;
+	int rc = scan_devices(&so, l, &diags);
+
+	for (i = 0; rc >= 0 && i < l->n; i++)
+		if (!l->v[i]->disk && scan_probe_disk(l, l->v[i], &diags) == -ENOMEM)
+			rc = -ENOMEM;
+	diags_free(&diags);
+	return rc < 0 ? rc : scan_lookup(l, path, d);
+}
+
+/* "A; B" into @buf from the stack's advice and the file system's */
+static void join(char *buf, size_t len, const char *a, const char *b)
+{
+	snprintf(buf, len, "%s%s%s", a, *a && *b ? "; " : "", b);
+}
+
+int fix_stack_advice(const struct fix_opts *o, struct fix_job *j, int *st)
+{
+	struct pa_devlist l = {0};
+	struct pa_dev *d = NULL;
+	struct pa_check c;
+	char adv[1024] = "", fsr[PA_REASON_MAX] = "", fsfix[256] = "";
+	char buf[sizeof(adv) + sizeof(fsfix) + 2],
+	    why[sizeof(c.reason) + sizeof(fsr) + 2];
+	int rc = PA_EXIT_OK;
+
+	if (!j->dev || !is_stacked(j->dev))
+		return PA_EXIT_OK;
+	/* an LV without a partition table is the usual case, not a refusal */
+	if (j->planned && j->plan.table.label == PA_LABEL_NONE && !o->plan.new_disk &&
+	    j->plan.refusal && !j->plan.changes && !j->kernel_stale) {
+		free(j->plan.refusal);
+		j->plan.refusal = NULL;
+		*st &= ~PA_EXIT_MISALIGNED;
+	}
+	if (scan_probed(j->dev->path, &l, &d) < 0 || !d)
+		goto out;
+	align_check_dev(d, &o->plan.grain, &c);
+	if (align_check_stacked(&l, d, &o->plan.grain, &c) != 0 ||
+	    align_advise_stacked(&l, d, &o->plan.grain, adv, sizeof(adv)) != 0)
+		adv[0] = c.reason[0] = '\0';
+	if (align_check_fs(d, fsr, sizeof(fsr), fsfix, sizeof(fsfix)) !=
+	    PA_VERDICT_MISALIGNED)
+		fsr[0] = fsfix[0] = '\0';
+	if (!adv[0] && !fsfix[0])
+		goto out;
+	join(buf, sizeof(buf), adv, fsfix);
+	join(why, sizeof(why), c.reason, fsr[0] ? "fs: " : "");
+	if (fsr[0])
+		strncat(why, fsr, sizeof(why) - strlen(why) - 1);
+	j->stack_reason = strdup(why);
+	j->advice = strdup(buf);
+	if (!j->stack_reason || !j->advice) {
+		msg_err(j->dev->path, ENOMEM, "cannot keep the advice");
+		rc = PA_EXIT_ERROR;
+		goto out;
+	}
+	if (o->out.format == OUT_TABLE && o->fix)
+		msg_warn(j->dev->path,
+			 "%s; partalign writes nothing above a partition: %s",
+			 j->stack_reason, j->advice);
+	rc = PA_EXIT_MISALIGNED;
+out:
+	devlist_free(&l);
+	return rc;
+}
+
+void fix_print_advice(const struct fix_job *jobs, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (jobs[i].advice)
+			printf("%s: %s\n  fix: %s\n", jobs[i].dev->path,
+			       jobs[i].stack_reason, jobs[i].advice);
+}
