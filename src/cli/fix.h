@@ -48,6 +48,13 @@ int fix_run(struct fix_opts *o, char *const *devices, size_t n);
  */
 char *fix_map_in_use(const struct pa_devlist *l, const struct pa_dev *map);
 
+/* A partition's file system off the device's stripe, and the mkfs that matches. */
+struct fix_fsadv {
+	unsigned int num;
+	char *reason;
+	char *fix;
+};
+
 /* One disk of fix_run(), from its scan to what was written. */
 struct fix_job {
 	struct pa_devlist
@@ -67,6 +74,9 @@ struct fix_job {
 	   command for the layer that would fix it (partalign writes nothing there) */
 	char *stack_reason;
 	char *advice;
+	/* plan: file systems on the disk's partitions made for another stripe */
+	struct fix_fsadv *fsadv;
+	size_t nfsadv;
 };
 
 /*
@@ -79,7 +89,17 @@ struct fix_job {
  */
 int fix_stack_advice(const struct fix_opts *o, struct fix_job *j, int *st);
 
-/* plan's table: each stacked device's advice below it, two lines */
+/*
+ * plan on a disk: the file systems of its partitions read as check --probe
+ * reads them, each one made for another stripe into j->fsadv.  Advice only:
+ * the exit status stays what the partition table gives.  0 or -ENOMEM.
+ */
+int fix_fs_advice(const struct fix_opts *o, struct fix_job *j);
+
+/* The advice of partition @num of @j, or NULL. */
+const struct fix_fsadv *fix_fsadv_of(const struct fix_job *j, unsigned int num);
+
+/* plan's table: each stacked device's and file system's advice below it */
 void fix_print_advice(const struct fix_job *jobs, size_t n);
 
 /*

@@ -99,12 +99,74 @@ out:
 	return rc;
 }
 
-void fix_print_advice(const struct fix_job *jobs, size_t n)
+int fix_fs_advice(const struct fix_opts *o, struct fix_job *j)
+{
+	struct pa_devlist l = {0};
+	struct pa_dev *d = NULL;
+	size_t i;
+	int rc = 0;
+
+	if (o->fix || !j->dev || is_stacked(j->dev) || j->dev->kind == PA_KIND_PART)
+		return 0;
+	if (scan_probed(j->dev->path, &l, &d) < 0 || !d)
+		goto out;
+	for (i = 0; i < l.n && rc == 0; i++) {
+		const struct pa_dev *p = l.v[i];
+		char why[PA_REASON_MAX], fix[256];
+		struct fix_fsadv *v;
+
+		if (p->disk != d || p->kind != PA_KIND_PART ||
+		    align_check_fs(p, why, sizeof(why), fix, sizeof(fix)) !=
+			PA_VERDICT_MISALIGNED ||
+		    !fix[0])
+			continue;
+		v = realloc(j->fsadv, (j->nfsadv + 1) * sizeof(*v));
+		if (!v) {
+			rc = -ENOMEM;
+			break;
+		}
+		j->fsadv = v;
+		v = &j->fsadv[j->nfsadv];
+		v->num = p->partno;
+		if (asprintf(&v->reason, "fs: %s", why) < 0)
+			v->reason = NULL;
+		v->fix = strdup(fix);
+		if (!v->reason || !v->fix) {
+			free(v->reason);
+			free(v->fix);
+			rc = -ENOMEM;
+			break;
+		}
+		j->nfsadv++;
+	}
+out:
+	devlist_free(&l);
+	return rc;
+}
+
+const struct fix_fsadv *fix_fsadv_of(const struct fix_job *j, unsigned int num)
 {
 	size_t i;
 
-	for (i = 0; i < n; i++)
+	for (i = 0; i < j->nfsadv; i++)
+		if (j->fsadv[i].num == num)
+			return &j->fsadv[i];
+	return NULL;
+}
+
+void fix_print_advice(const struct fix_job *jobs, size_t n)
+{
+	size_t i, k;
+
+	for (i = 0; i < n; i++) {
 		if (jobs[i].advice)
 			printf("%s: %s\n  fix: %s\n", jobs[i].dev->path,
 			       jobs[i].stack_reason, jobs[i].advice);
+		for (k = 0; k < jobs[i].nfsadv; k++)
+			printf(
+			    "%s partition %u: %s\n  fix: %s (a new file system: copy the "
+			    "data over)\n",
+			    jobs[i].dev->path, jobs[i].fsadv[k].num,
+			    jobs[i].fsadv[k].reason, jobs[i].fsadv[k].fix);
+	}
 }

@@ -120,6 +120,11 @@ static void job_free(struct fix_job *j)
 	free(j->backup);
 	free(j->stack_reason);
 	free(j->advice);
+	for (size_t k = 0; k < j->nfsadv; k++) {
+		free(j->fsadv[k].reason);
+		free(j->fsadv[k].fix);
+	}
+	free(j->fsadv);
 	move_free(j->mv);
 	devlist_free(&j->devs);
 }
@@ -256,8 +261,12 @@ static int add_row(const struct fix_opts *o, struct libscols_table *tb, const in
 			out_set_str(ln, i, p->refusal);
 			break;
 		case PC_NOTE:
-			out_set_str(ln, i,
-				    row_note(j, s) ? row_note(j, s) : j->stack_reason);
+			if (row_note(j, s))
+				out_set_str(ln, i, row_note(j, s));
+			else if (s && fix_fsadv_of(j, s->num))
+				out_set_str(ln, i, fix_fsadv_of(j, s->num)->reason);
+			else
+				out_set_str(ln, i, j->stack_reason);
 			break;
 		case PC_RESULT:
 			out_set_str(ln, i, j->result);
@@ -266,7 +275,10 @@ static int add_row(const struct fix_opts *o, struct libscols_table *tb, const in
 			out_set_str(ln, i, j->backup);
 			break;
 		case PC_ADVICE:
-			out_set_str(ln, i, j->advice);
+			if (s && fix_fsadv_of(j, s->num))
+				out_set_str(ln, i, fix_fsadv_of(j, s->num)->fix);
+			else
+				out_set_str(ln, i, j->advice);
 			break;
 		}
 	}
@@ -771,6 +783,8 @@ int fix_run(struct fix_opts *op, char *const *devices, size_t njobs)
 		int st = prepare(&o, devices[i], j), adv;
 
 		adv = fix_stack_advice(&o, j, &st);
+		if (fix_fs_advice(&o, j) < 0)
+			st |= PA_EXIT_ERROR;
 		st |= adv;
 		if (j->advice)
 			status |= PA_EXIT_MISALIGNED; /* fix cannot mend it either */

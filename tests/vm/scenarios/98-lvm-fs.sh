@@ -362,6 +362,24 @@ for spec in "pa98p-pe|$want_pe" "pa98a-a2|$want_a2" "pa98crypt|$want_cr" "pa98s-
 	fi
 done
 
+# plan on the disk: the XFS on p5, made for 64 KiB x 2 where the disk's
+# stripe is its optimal I/O, gets the mkfs.xfs for that stripe (a minimum
+# I/O of 4 KiB is a sector: one unit of the optimal I/O) on its row; the
+# partitions without a file system get none; nothing written
+n5=${p5##*[!0-9]}
+h0=$(sha256sum <"/dev/$d")
+prc=0
+partalign-apply plan --json "/dev/$d" >/tmp/plan.json 2>/tmp/plan.err || prc=$?
+h1=$(sha256sum <"/dev/$d")
+adv5=$(jq -r --argjson n "$n5" '.plan[] | select(.num == $n) | .advice // ""' /tmp/plan.json 2>/dev/null)
+others=$(jq -r --argjson n "$n5" '[.plan[] | select(.num != $n and .advice != null)] | length' /tmp/plan.json 2>/dev/null)
+want5="mkfs.xfs -d su=$(lvsz "$oio"),sw=1"
+if [ "$adv5" = "$want5" ] && [ "$others" = 0 ] && [ "$h0" = "$h1" ] && [ $((prc & 24)) = 0 ]; then
+	vm_pass "$label/plan-disk-fs" "plan /dev/$d: partition $n5 '$adv5', no other advice (exit $prc)"
+else
+	vm_fail "$label/plan-disk-fs" "plan /dev/$d: partition $n5 advice '$adv5', want '$want5'; $others other rows with advice; exit $prc; $(grep -v DM_DISABLE_UDEV /tmp/plan.err | tr '\n' ' ')"
+fi
+
 # ---- clean up ------------------------------------------------------------------
 cleanup
 trap - EXIT
