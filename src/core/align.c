@@ -551,35 +551,49 @@ static void lv_extent_note(const struct pa_stack_dev *lv,
 		why[0] = '\0';
 }
 
+/*
+ * Build the stack below @d and judge @d in it.  0 with *bp (to free; what *s
+ * points into), *top and *v set; 1 when the layout is not known or the model
+ * refuses it (*bp NULL or to free); -ENOMEM.
+ */
+static int stack_judge(const struct pa_devlist *l, const struct pa_dev *d,
+		       const struct pa_grain *policy, struct stack_build **bp,
+		       struct pa_stack *s, unsigned int *top, struct pa_stack_verdict *v)
+{
+	struct stack_build *b;
+	int r;
+
+	*bp = NULL;
+	if (!stack_walkable(d))
+		return 1;
+	b = calloc(1, sizeof(*b));
+	if (!b)
+		return -ENOMEM;
+	*bp = b;
+	b->l = l;
+	r = build_add(b, d, 0, top);
+	if (r)
+		return r;
+	*s = (struct pa_stack){.ndevs = b->n, .dev = b->dev};
+	return stack_check_dev(s, *top, policy, v) < 0 ? 1 : 0;
+}
+
 int align_check_stacked(const struct pa_devlist *l, const struct pa_dev *d,
 			const struct pa_grain *policy, struct pa_check *out)
 {
-	struct stack_build *b;
+	struct stack_build *b = NULL;
 	struct pa_stack_verdict v;
 	struct pa_stack s;
 	unsigned int top;
 	const char *p, *bottom = NULL;
 	char note[256] = "";
 	size_t n = 0;
-	int r;
+	int r = stack_judge(l, d, policy, &b, &s, &top, &v);
 
-	if (!stack_walkable(d))
-		return 1;
-	b = calloc(1, sizeof(*b));
-	if (!b)
-		return -ENOMEM;
-	b->l = l;
-	r = build_add(b, d, 0, &top);
 	if (r == 0) {
-		s = (struct pa_stack){.ndevs = b->n, .dev = b->dev};
-		r = stack_check_dev(&s, top, policy, &v);
-		if (r < 0)
-			r = 1; /* a table the model refuses: judged as before */
-		else
-			bottom = b->dev[v.bottom].name; /* owned by @l */
-	}
-	if (r == 0)
+		bottom = b->dev[v.bottom].name; /* owned by @l */
 		lv_extent_note(&b->dev[top], &v, note, sizeof(note));
+	}
 	free(b);
 	if (r)
 		return r;
@@ -631,7 +645,7 @@ int align_check_stacked(const struct pa_devlist *l, const struct pa_dev *d,
 int align_advise_stacked(const struct pa_devlist *l, const struct pa_dev *d,
 			 const struct pa_grain *policy, char *buf, size_t len)
 {
-	struct stack_build *b;
+	struct stack_build *b = NULL;
 	struct pa_stack_verdict v;
 	struct pa_stack s;
 	unsigned int top;
@@ -640,21 +654,9 @@ int align_advise_stacked(const struct pa_devlist *l, const struct pa_dev *d,
 	if (!len)
 		return -EINVAL;
 	buf[0] = '\0';
-	if (!stack_walkable(d))
-		return 1;
-	b = calloc(1, sizeof(*b));
-	if (!b)
-		return -ENOMEM;
-	b->l = l;
-	r = build_add(b, d, 0, &top);
-	if (r == 0) {
-		s = (struct pa_stack){.ndevs = b->n, .dev = b->dev};
-		r = stack_check_dev(&s, top, policy, &v);
-		if (r == 0)
-			r = stack_advise(&s, top, &v, buf, len);
-		if (r < 0)
-			r = 1; /* a table the model refuses: no advice */
-	}
+	r = stack_judge(l, d, policy, &b, &s, &top, &v);
+	if (r == 0 && stack_advise(&s, top, &v, buf, len) < 0)
+		r = 1; /* a layout the advice refuses: none */
 	free(b);
 	return r;
 }

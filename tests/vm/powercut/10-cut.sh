@@ -48,10 +48,27 @@ if [ -z "$(ls /mnt/j/journal/*.journal 2>/dev/null)" ]; then
 	cat /tmp/move.out
 	vm_fatal "no journal appeared in /mnt/j/journal: $(tr '\n' ' ' </tmp/move.out)"
 fi
+# what the move's threads wait on, when it seems stuck (for the log)
+stuck() {
+	local t
+	echo "=== partalign $pid: no progress to the cut point after $1 s; its threads:"
+	for t in /proc/$pid/task/*; do
+		echo "$t: $(cat "$t/wchan" 2>/dev/null) $(tr '\0' ' ' <"$t/stat" 2>/dev/null | cut -d' ' -f3)"
+		cat "$t/stack" 2>/dev/null
+	done
+	cat /tmp/move.out
+	awk '{ print "vda stat: " $0 }' "/sys/block/$data/stat"
+}
 if [ -n "$cutwrite" ]; then
 	base=$(written)
+	t0=$(cut -d' ' -f1 /proc/uptime)
 	while kill -0 $pid 2>/dev/null && [ $(($(written) - base)) -lt "$cutwrite" ]; do
 		sleep 0.05
+		t=$(cut -d' ' -f1 /proc/uptime)
+		if [ "${t%.*}" -gt $((${t0%.*} + 100)) ]; then
+			stuck 100
+			vm_fatal "the move made no progress to $cutwrite sectors in 100 s ($(($(written) - base)) written)"
+		fi
 	done
 	point="$(($(written) - base)) sectors written to $data (cut at $cutwrite)"
 else
