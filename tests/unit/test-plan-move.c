@@ -305,7 +305,7 @@ static int parse_text(const char *body)
 	assert_non_null(buf);
 	n = snprintf(buf, 2 * PA_JOURNAL_BLOCK, "%scrc32 %08x\nend\n", body,
 		     (unsigned int)crc32_update(0, body, strlen(body)));
-	assert_true(n > 0 && n < PA_JOURNAL_BLOCK);
+	assert_true(n > 0 && n < (int)PA_JOURNAL_BLOCK);
 	rc = journal_parse(buf, 2 * PA_JOURNAL_BLOCK, &k);
 	if (rc == 0)
 		journal_free(&k);
@@ -586,7 +586,12 @@ static void hand_journal(struct pa_journal *j, struct pa_jmove *mv, uint64_t c,
 			 uint64_t l, uint64_t f, uint64_t t)
 {
 	memset(j, 0, sizeof(*j));
-	*mv = (struct pa_jmove){1, f * S512, t * S512, l * S512, false, c * S512};
+	*mv = (struct pa_jmove){.num = 1,
+				.from = f * S512,
+				.to = t * S512,
+				.len = l * S512,
+				.save = false,
+				.chunk = c * S512};
 	j->chunk = c * S512;
 	j->n = 1;
 	j->v = mv;
