@@ -2,8 +2,9 @@
 # on the virtio-blk disk with optimal I/O 192 KiB (disks.conf pa-vblk-192k),
 # one partition at 6 MiB, and on it dm linear maps with an LVM- UUID at table
 # offset 1 MiB (byte 7 MiB of the disk: no multiple of 192 KiB or 2 MiB) and
-# at 6 MiB (byte 12 MiB: aligned), a striped table (2 stripes, 64 KiB chunk)
-# and a linear map with a CRYPT- UUID at 16 MiB.  Every expectation is worked
+# at 6 MiB (byte 12 MiB: aligned), two striped tables (2 stripes, 64 KiB
+# chunk; one on 2 MiB, one off it) and a linear map with a CRYPT- UUID at
+# 16 MiB.  Every expectation is worked
 # out here from `dmsetup table` and the partition's sysfs start, never from
 # partalign.  With vm.capture=1 the dump of the stack goes to the results
 # port (see 95-dump and tests/vm/capture-dumps.sh) as stack-on-p6m.
@@ -26,15 +27,19 @@ mk() { # NAME UUID TABLE
 mk pa--st-lv1 "${lvu}1" "0 16384 linear $pmm 2048"
 mk pa--st-lv6 "${lvu}6" "0 16384 linear $pmm 12288"
 mk pa--st-str "${lvu}s" "0 16384 striped 2 128 $pmm 28672 $pmm 45056"
+# stripes at 384 KiB and 9600 KiB of the partition: on the 192 KiB optimal
+# I/O, off the 2 MiB policy (the policy is judged at each stripe's landing)
+mk pa--st-str2 "${lvu}t" "0 16384 striped 2 128 $pmm 768 $pmm 19200"
 mk pa-st-crypt CRYPT-PLAIN-pa0st0crypt "0 8192 linear $pmm 32768"
 vm_settle
 
 # the oracle: from the table, where byte 0 of each segment (each stripe of a
 # striped one) lands on the disk, and the verdicts there: physical grain
-# max(physical, minimum I/O, logical), optimal I/O, 2 MiB policy; inside a
-# stripe the policy is judged on the striped device (byte 0 of the segment:
-# ok) and the chunk must be a multiple of the physical grain and divide or be
-# a multiple of the optimal I/O.  The worst landing (physical 4, optimal 2,
+# max(physical, minimum I/O, logical), optimal I/O, 2 MiB policy -- for a
+# striped table too, at each stripe's landing (byte 0 of the segment is row
+# 0 of every stripe, where data starts on that disk; as 97-md judges an
+# array's members at their data offset) -- and the chunk must be a multiple
+# of the physical grain and divide or be a multiple of the optimal I/O.  The worst landing (physical 4, optimal 2,
 # policy 1) gives ABS-START, the first of equals.
 s=/sys/block/$d
 pg=$(cat "$s/queue/physical_block_size")
@@ -54,7 +59,7 @@ oracle() { # DM-NAME: "PHYS OPT POL ABS"
 				if (dev[i] != pmm) { print "not on the partition: " dev[i]; exit 1 }
 				a = pstart + off[i] * 512
 				ph = verdict(a, pg); op = verdict(a, og)
-				po = chunk ? "ok" : verdict(a, pol)
+				po = verdict(a, pol)
 				if (chunk && chunk % pg) ph = "misaligned"
 				if (chunk && chunk % og && og % chunk) op = "misaligned"
 				sc = (ph == "misaligned") * 4 + (op == "misaligned") * 2 + (po == "misaligned")
@@ -66,7 +71,7 @@ oracle() { # DM-NAME: "PHYS OPT POL ABS"
 
 rc_want=0
 vm_run_check || vm_fatal "partalign check --json gave no JSON (exit $VM_RC)"
-for name in pa--st-lv1 pa--st-lv6 pa--st-str pa-st-crypt; do
+for name in pa--st-lv1 pa--st-lv6 pa--st-str pa--st-str2 pa-st-crypt; do
 	dm=$(vm_dm_by_name "$name")
 	[ -n "$dm" ] || { vm_fail "$label/$name" "no dm device"; continue; }
 	want=$(oracle "$name")
@@ -136,7 +141,7 @@ done
 # the same under --sysroot of a dump of the stack (named: the dump follows
 # each map down to its disk)
 # shellcheck disable=SC2046 # dm-N names, no blanks
-set -- $(for n in pa--st-lv1 pa--st-lv6 pa--st-str pa-st-crypt; do echo "/dev/$(vm_dm_by_name "$n")"; done)
+set -- $(for n in pa--st-lv1 pa--st-lv6 pa--st-str pa--st-str2 pa-st-crypt; do echo "/dev/$(vm_dm_by_name "$n")"; done)
 rm -rf /tmp/dump-stack
 if partalign dump /tmp/dump-stack "$@" 2>/tmp/dump.err; then
 	partalign check --json "$@" >/tmp/live.json 2>/dev/null
@@ -154,7 +159,7 @@ else
 	vm_fail "$label/dump" "partalign dump $*: $(tr '\n' ' ' </tmp/dump.err)"
 fi
 
-for n in pa--st-lv1 pa--st-lv6 pa--st-str pa-st-crypt; do
+for n in pa--st-lv1 pa--st-lv6 pa--st-str pa--st-str2 pa-st-crypt; do
 	dmsetup remove "$n" || vm_fail "$label/cleanup" "dmsetup remove $n"
 done
 vm_settle
