@@ -551,6 +551,61 @@ static void lv_extent_note(const struct pa_stack_dev *lv,
 		why[0] = '\0';
 }
 
+/* Which verdict a clause of a stack reason is about: 4 physical, 2 optimal, 1 policy. */
+static int clause_kind(const char *c, size_t n)
+{
+	if (n == 3 && memcmp(c, "...", 3) == 0)
+		return 0; /* no room for more */
+	if (memmem(c, n, "policy grain", 12))
+		return 1;
+	if (memmem(c, n, "optimal I/O", 11) || memmem(c, n, "stripe width", 12))
+		return 2;
+	return 4; /* physical sector, chunk, alignment offset -1 */
+}
+
+/*
+ * @v's reason into @out, the clause of the worst miss first and labelled
+ * with its verdict ("optimal: ..."), the other clauses after it in order.
+ */
+static void worst_first(const struct pa_stack_verdict *v, char *out, size_t len)
+{
+	int want = v->physical == PA_VERDICT_MISALIGNED	 ? 4
+		   : v->optimal == PA_VERDICT_MISALIGNED ? 2
+							 : 1;
+	const char *label = want == 4	? "physical: "
+			    : want == 2 ? "optimal: "
+					: "policy: ";
+	const char *r = v->reason, *c, *e, *pick = NULL;
+	size_t pn = 0, used;
+
+	out[0] = '\0';
+	if (!r[0])
+		return;
+	for (c = r; *c && !pick; c = *e ? e + 2 : e) {
+		e = strstr(c, "; ");
+		if (!e)
+			e = c + strlen(c);
+		if (clause_kind(c, (size_t)(e - c)) == want) {
+			pick = c;
+			pn = (size_t)(e - c);
+		}
+	}
+	if (!pick) {
+		pick = r;
+		pn = strcspn(r, ";");
+	}
+	snprintf(out, len, "%s%.*s", label, (int)pn, pick);
+	for (c = r; *c; c = *e ? e + 2 : e) {
+		e = strstr(c, "; ");
+		if (!e)
+			e = c + strlen(c);
+		if (c == pick)
+			continue;
+		used = strlen(out);
+		snprintf(out + used, len - used, "; %.*s", (int)(e - c), c);
+	}
+}
+
 /*
  * Build the stack below @d and judge @d in it.  0 with *bp (to free; what *s
  * points into), *top and *v set; 1 when the layout is not known or the model
@@ -602,20 +657,7 @@ int align_check_stacked(const struct pa_devlist *l, const struct pa_dev *d,
 	out->policy = v.policy;
 	out->stack_known = true;
 	out->abs_start = v.abs;
-	/* the reason's first clause says which verdict the worst miss is */
-	out->reason[0] = '\0';
-	if (v.reason[0]) {
-		const char *w = v.physical == PA_VERDICT_MISALIGNED  ? "physical: "
-				: v.optimal == PA_VERDICT_MISALIGNED ? "optimal: "
-								     : "policy: ";
-		size_t wl = strlen(w), rl = strlen(v.reason);
-
-		if (wl + rl >= sizeof(out->reason))
-			rl = sizeof(out->reason) - wl - 1;
-		memcpy(out->reason, w, wl);
-		memcpy(out->reason + wl, v.reason, rl);
-		out->reason[wl + rl] = '\0';
-	}
+	worst_first(&v, out->reason, sizeof(out->reason));
 	if (v.optimal == PA_VERDICT_NA) {
 		size_t used = strlen(out->reason);
 

@@ -197,6 +197,12 @@ static void test_lv_on_raid5(void **state)
 	assert_int_equal(c.policy, BAD);
 	assert_int_equal(c.abs_start, 12 * MiB + 512 * KiB);
 	assert_string_equal(c.layers, "vdb>vdb1>md0>dm-0");
+	/* the worst miss is the optimal one: its clause comes first, so labelled,
+	   and the policy clause (found first on the way down) after it */
+	assert_true(strncmp(c.reason, "optimal: ", 9) == 0);
+	assert_true(strstr(c.reason, "optimal I/O") != NULL &&
+		    strstr(c.reason, "optimal I/O") < strstr(c.reason, "policy grain"));
+	assert_true(strstr(c.reason, "; ") < strstr(c.reason, "policy grain"));
 
 	f.lv.dm_table.t[0].to[0].offset = 6 * MiB;
 	judge(&f, &f.lv, &c);
