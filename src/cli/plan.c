@@ -163,6 +163,21 @@ static const char *row_note(const struct fix_job *j, const struct pa_step *s)
 	return NULL;
 }
 
+/*
+ * NOTE (@advice false) or ADVICE of a row: the plan's remark, else a
+ * partition's file-system advice, else the stacked device's.
+ */
+static const char *row_text(const struct fix_job *j, const struct pa_step *s, bool advice)
+{
+	const struct fix_fsadv *f = s ? fix_fsadv_of(j, s->num) : NULL;
+
+	if (advice)
+		return f ? f->fix : j->advice;
+	if (row_note(j, s))
+		return row_note(j, s);
+	return f ? f->reason : j->stack_reason;
+}
+
 static int add_row(const struct fix_opts *o, struct libscols_table *tb, const int *sel,
 		   size_t nsel, const struct fix_job *j, const struct pa_step *s)
 {
@@ -261,12 +276,7 @@ static int add_row(const struct fix_opts *o, struct libscols_table *tb, const in
 			out_set_str(ln, i, p->refusal);
 			break;
 		case PC_NOTE:
-			if (row_note(j, s))
-				out_set_str(ln, i, row_note(j, s));
-			else if (s && fix_fsadv_of(j, s->num))
-				out_set_str(ln, i, fix_fsadv_of(j, s->num)->reason);
-			else
-				out_set_str(ln, i, j->stack_reason);
+			out_set_str(ln, i, row_text(j, s, false));
 			break;
 		case PC_RESULT:
 			out_set_str(ln, i, j->result);
@@ -275,10 +285,7 @@ static int add_row(const struct fix_opts *o, struct libscols_table *tb, const in
 			out_set_str(ln, i, j->backup);
 			break;
 		case PC_ADVICE:
-			if (s && fix_fsadv_of(j, s->num))
-				out_set_str(ln, i, fix_fsadv_of(j, s->num)->fix);
-			else
-				out_set_str(ln, i, j->advice);
+			out_set_str(ln, i, row_text(j, s, true));
 			break;
 		}
 	}
