@@ -99,6 +99,9 @@ int fix_fs_advice(const struct fix_opts *o, struct fix_job *j);
 /* The advice of partition @num of @j, or NULL. */
 const struct fix_fsadv *fix_fsadv_of(const struct fix_job *j, unsigned int num);
 
+/* What fix_stack_advice() and fix_fs_advice() kept in @j. */
+void fix_advice_free(struct fix_job *j);
+
 /* plan's table: each stacked device's and file system's advice below it */
 void fix_print_advice(const struct fix_job *jobs, size_t n);
 

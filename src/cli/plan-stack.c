@@ -154,6 +154,22 @@ const struct fix_fsadv *fix_fsadv_of(const struct fix_job *j, unsigned int num)
 	return NULL;
 }
 
+void fix_advice_free(struct fix_job *j)
+{
+	size_t k;
+
+	free(j->stack_reason);
+	free(j->advice);
+	for (k = 0; k < j->nfsadv; k++) {
+		free(j->fsadv[k].reason);
+		free(j->fsadv[k].fix);
+	}
+	free(j->fsadv);
+	j->stack_reason = j->advice = NULL;
+	j->fsadv = NULL;
+	j->nfsadv = 0;
+}
+
 void fix_print_advice(const struct fix_job *jobs, size_t n)
 {
 	size_t i, k;

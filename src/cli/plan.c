@@ -118,13 +118,7 @@ static void job_free(struct fix_job *j)
 		apply_disk_close(&j->disk);
 	plan_free(&j->plan);
 	free(j->backup);
-	free(j->stack_reason);
-	free(j->advice);
-	for (size_t k = 0; k < j->nfsadv; k++) {
-		free(j->fsadv[k].reason);
-		free(j->fsadv[k].fix);
-	}
-	free(j->fsadv);
+	fix_advice_free(j);
 	move_free(j->mv);
 	devlist_free(&j->devs);
 }

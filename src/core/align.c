@@ -295,6 +295,19 @@ struct stack_build {
 	unsigned int nmember;
 };
 
+/* Segment @k of entry @i from dm target @t, its stripes in b->ref[i][k]. */
+static void set_seg(struct stack_build *b, unsigned int i, unsigned int k,
+		    const struct pa_dm_target *t)
+{
+	b->seg[i][k] = (struct pa_stack_seg){
+	    .start = t->start,
+	    .length = t->length,
+	    .stripes = t->stripes,
+	    .chunk = t->chunk,
+	    .to = b->ref[i][k],
+	};
+}
+
 static bool is_stacked_dm(const struct pa_dev *d)
 {
 	return d->kind == PA_KIND_LVM || d->kind == PA_KIND_CRYPT ||
@@ -409,13 +422,7 @@ static bool build_lv(struct stack_build *b, const struct pa_dev *d, unsigned int
 			    .dev = p,
 			    .offset = (off - lo->lvm_pe_start) / lo->lvm_extent_size};
 		}
-		b->seg[i][k] = (struct pa_stack_seg){
-		    .start = t->t[k].start,
-		    .length = t->t[k].length,
-		    .stripes = t->t[k].stripes,
-		    .chunk = t->t[k].chunk,
-		    .to = b->ref[i][k],
-		};
+		set_seg(b, i, k, &t->t[k]);
 	}
 	if (!first)
 		return false;
@@ -479,13 +486,7 @@ static int build_add(struct stack_build *b, const struct pa_dev *d, unsigned int
 					b->ref[i][k][j] = (struct pa_stack_ref){
 					    .dev = low[k][j],
 					    .offset = t->t[k].to[j].offset};
-				b->seg[i][k] = (struct pa_stack_seg){
-				    .start = t->t[k].start,
-				    .length = t->t[k].length,
-				    .stripes = t->t[k].stripes,
-				    .chunk = t->t[k].chunk,
-				    .to = b->ref[i][k],
-				};
+				set_seg(b, i, k, &t->t[k]);
 			}
 		}
 	} else if (d->kind == PA_KIND_PART) {
