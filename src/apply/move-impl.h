@@ -19,16 +19,14 @@ struct pa_mover {
 	int dfd;       /* O_DIRECT when the file system allows: the data ring */
 	struct pa_journal j;
 	struct pa_jprog prog; /* the newest progress record */
-	/* the record before it, of the same move and fewer chunks: what holds if
-	   prog's chunks are not all at their destinations (see settle_last) */
-	struct pa_jprog prev;
-	bool have_prev;
 };
 
 /* CLOCK_MONOTONIC in seconds */
 double move_now(void);
 /* fdatasync(), 0 or -errno */
 int move_sync_fd(int fd);
+/* The CRC-32 of the checksum table entries [0, n) of move @k, as on file. */
+int move_table_crc(struct pa_mover *m, size_t k, uint64_t n, uint32_t *crc);
 /* Write progress record @r to its slot (seq % 2) and fdatasync the journal. */
 int move_write_prog(struct pa_mover *m, const struct pa_jprog *r);
 

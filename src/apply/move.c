@@ -135,7 +135,7 @@ static int open_direct(struct pa_mover *m)
 }
 
 /* The CRC-32 of the checksum table entries [0, n) of move @k, as on file. */
-static int table_crc(struct pa_mover *m, size_t k, uint64_t n, uint32_t *crc)
+int move_table_crc(struct pa_mover *m, size_t k, uint64_t n, uint32_t *crc)
 {
 	unsigned char buf[4096];
 	uint64_t pos = journal_crc_pos(&m->j, k, 0), left = n * 4;
@@ -173,9 +173,9 @@ static int load_progress(struct pa_mover *m)
 					    &r[i]) == 0 &&
 			r[i].move <= m->j.n &&
 			(r[i].move == m->j.n ||
-			 r[i].done <= journal_nchunks(&m->j, r[i].move));
+			 r[i].known <= journal_nchunks(&m->j, r[i].move));
 		if (ok[i] && r[i].move < m->j.n) {
-			rc = table_crc(m, r[i].move, r[i].done, &crc);
+			rc = move_table_crc(m, r[i].move, r[i].known, &crc);
 			ok[i] = rc == 0 && crc == r[i].crcs;
 		}
 		if (ok[i] && (best < 0 || r[i].seq > r[best].seq))
@@ -188,10 +188,14 @@ static int load_progress(struct pa_mover *m)
 		return -EBADMSG;
 	m->prog = r[best];
 	i = 1 - best;
-	m->have_prev = ok[i] && r[i].seq + 1 == r[best].seq &&
-		       r[i].move == r[best].move && r[i].done < r[best].done;
-	if (m->have_prev)
-		m->prev = r[i];
+	/*
+	 * A format-1 record's chunks were flushed beside it, not before it: what
+	 * holds for certain is the record before, so its chunks are the ones to
+	 * check (see struct pa_jprog).
+	 */
+	if (m->prog.v1 && ok[i] && r[i].seq + 1 == r[best].seq &&
+	    r[i].move == r[best].move && r[i].done < r[best].done)
+		m->prog.done = r[i].done;
 	return 0;
 }
 

@@ -107,9 +107,9 @@ struct pa_move_stats {
 	uint64_t bytes;	      /* moved by this run (redone chunks included) */
 	uint64_t redone;      /* of which rewritten from the journal's ring */
 	uint64_t checkpoints; /* durable progress records */
-	/* resume: the newest record's chunks were not all on the disk, so the
-	   one before it was used (0 or 1) */
-	uint64_t fallbacks;
+	/* resume: chunks past the newest record's `done` read back against
+	   their checksums, and how many of them were at their destinations */
+	uint64_t checked, found;
 	double seconds;
 };
 

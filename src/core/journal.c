@@ -16,7 +16,8 @@
 #include "core/journal.h"
 
 #define MAGIC "partalign-journal 2\n"
-#define PROG_MAGIC "PAJPROG1"
+#define PROG_MAGIC "PAJPROG2"
+#define PROG_MAGIC_V1 "PAJPROG1" /* partalign 0.3: no `known` */
 #define SLOT_MAGIC "PAJSLOT1"
 #define MAX_TEXT (1u << 20)
 
@@ -611,19 +612,25 @@ void journal_prog_encode(const struct pa_jprog *r, uint64_t nonce, unsigned char
 	put_le32(buf + 24, r->move);
 	put_le64(buf + 28, r->done);
 	put_le32(buf + 36, r->crcs);
-	put_le32(buf + 40, crc32_update(0, buf, 40));
+	put_le64(buf + 40, r->known);
+	put_le32(buf + 48, crc32_update(0, buf, 48));
 }
 
 int journal_prog_decode(const unsigned char *buf, uint64_t nonce, struct pa_jprog *r)
 {
-	if (memcmp(buf, PROG_MAGIC, 8) || get_le64(buf + 8) != nonce ||
-	    get_le32(buf + 40) != crc32_update(0, buf, 40))
+	bool v1 = memcmp(buf, PROG_MAGIC_V1, 8) == 0;
+	size_t end = v1 ? 40 : 48;
+
+	if ((!v1 && memcmp(buf, PROG_MAGIC, 8)) || get_le64(buf + 8) != nonce ||
+	    get_le32(buf + end) != crc32_update(0, buf, end))
 		return -EBADMSG;
 	r->seq = get_le64(buf + 16);
 	r->move = get_le32(buf + 24);
 	r->done = get_le64(buf + 28);
 	r->crcs = get_le32(buf + 36);
-	return 0;
+	r->known = v1 ? r->done : get_le64(buf + 40);
+	r->v1 = v1;
+	return r->done <= r->known ? 0 : -EBADMSG;
 }
 
 void journal_slot_encode(const struct pa_jslot *s, uint64_t nonce, unsigned char *buf)

@@ -108,12 +108,22 @@ struct pa_journal {
 	uint64_t hdr_len, prog_off, crc_off, crc_len, ring_off, file_len;
 };
 
-/* One progress record: moves before `move` are complete, `done` chunks of it. */
+/*
+ * One progress record: moves before `move` are complete; of that move,
+ * chunks [0, done) are durably at their destinations and the CRC table
+ * holds the checksums of chunks [0, known) (done <= known).  Chunks
+ * [done, known) may or may not be at their destinations: a resume reads
+ * them back against their checksums and goes on from the first one that
+ * differs (move-run.c).  A record of format 1 (PAJPROG1, partalign 0.3)
+ * has no `known`: it decodes with known = done and v1 set.
+ */
 struct pa_jprog {
 	uint64_t seq;
-	uint32_t move; /* == n once every move is complete */
-	uint64_t done; /* chunks copied durably, in processing order */
-	uint32_t crcs; /* CRC-32 over the CRC table entries [0, done) of that move */
+	uint32_t move;	/* == n once every move is complete */
+	uint64_t done;	/* chunks copied durably, in processing order */
+	uint64_t known; /* chunks whose checksums the table holds */
+	uint32_t crcs;	/* CRC-32 over the CRC table entries [0, known) of that move */
+	bool v1;	/* decoded from a format-1 record */
 };
 
 /* Header of a data ring slot; the chunk's bytes follow it. */

@@ -20,7 +20,10 @@
  * journal's record of a checkpoint) comes first: the order a resume must
  * survive when the disk's flush is the slower one.
  *
- * FS_COUNT=disk|journal|all picks what is counted (default all).  With
+ * FS_COUNT=disk|journal|all picks what is counted (default all);
+ * FS_COUNT=disk-sync counts the disk's fsync and fdatasync calls only, so
+ * that FS_AT=N names the disk's Nth flush whatever the threads did
+ * between flushes.  With
  * FS_LOG=FILE every counted call is appended as "N KIND NAME OFFSET LEN".
  * Nothing is injected without FS_AT.  Other files pass through untouched.
  */
@@ -110,7 +113,7 @@ static enum kind kind_of(int fd, struct stat *st)
 	return strncmp(path, j, strlen(j)) == 0 ? JOURNAL : OTHER;
 }
 
-static bool counts(enum kind k)
+static bool counts(enum kind k, const char *name)
 {
 	const char *c = getenv("FS_COUNT");
 
@@ -118,7 +121,18 @@ static bool counts(enum kind k)
 		return false;
 	if (!c || !*c || strcmp(c, "all") == 0)
 		return true;
+	if (strcmp(c, "disk-sync") == 0)
+		return k == DISK && strstr(name, "sync") != NULL;
 	return strcmp(c, k == DISK ? "disk" : "journal") == 0;
+}
+
+/* Are writes of this kind held back in a power cut?  What is counted, and
+ * with disk-sync both the disk's and the journal's. */
+static bool holds(enum kind k)
+{
+	const char *c = getenv("FS_COUNT");
+
+	return c && strcmp(c, "disk-sync") == 0 ? k != OTHER : counts(k, "");
 }
 
 static const char *mode(void)
@@ -231,7 +245,7 @@ static int step(enum kind k, const char *name, long long off, long long len, boo
 	unsigned long n;
 
 	*after = false;
-	if (!counts(k))
+	if (!counts(k, name))
 		return 0;
 	n = ++counted;
 	log_call(n, k, name, off, len);
@@ -310,7 +324,7 @@ static ssize_t do_pwrite(ssize_t (*fn)(int, const void *, size_t, off_t),
 		errno = EIO;
 		return -1;
 	}
-	if (powercut() && counts(k)) {
+	if (powercut() && holds(k)) {
 		r = hold(fd, &st, buf, len, off);
 		pthread_mutex_unlock(&mu);
 		return r;
@@ -371,7 +385,7 @@ ssize_t write(int fd, const void *buf, size_t len)
 		errno = EIO;
 		return -1;
 	}
-	if (powercut() && counts(k)) {
+	if (powercut() && holds(k)) {
 		off_t off = lseek(fd, 0, SEEK_CUR);
 
 		r = hold(fd, &st, buf, len, off);

@@ -520,7 +520,8 @@ static void test_journal_header_round_trip(void **state)
 static void test_records(void **state)
 {
 	unsigned char b[PA_JOURNAL_BLOCK];
-	struct pa_jprog r = {.seq = 9, .move = 2, .done = 77, .crcs = 0xdeadbeef}, r2;
+	struct pa_jprog r = {.seq = 9, .move = 2, .done = 77, .known = 80, .crcs = 0xdeadbeef},
+			r2;
 	struct pa_jslot s = {.move = 1, .chunk = 1ull << 33, .len = 8 * MiB, .crc = 42},
 			s2;
 	size_t i;
@@ -530,13 +531,42 @@ static void test_records(void **state)
 	assert_int_equal(r2.seq, 9);
 	assert_int_equal(r2.move, 2);
 	assert_int_equal(r2.done, 77);
+	assert_int_equal(r2.known, 80);
 	assert_int_equal(r2.crcs, 0xdeadbeef);
+	assert_false(r2.v1);
 	assert_int_equal(journal_prog_decode(b, 6, &r2), -EBADMSG); /* another journal */
-	for (i = 0; i < 44; i++) {
+	for (i = 0; i < 52; i++) {
 		b[i] ^= 0x10;
 		assert_int_equal(journal_prog_decode(b, 5, &r2), -EBADMSG);
 		b[i] ^= 0x10;
 	}
+	/* done may not pass known */
+	r.done = 81;
+	journal_prog_encode(&r, 5, b);
+	assert_int_equal(journal_prog_decode(b, 5, &r2), -EBADMSG);
+	r.done = 77;
+	/* a record of partalign 0.3 (format 1: no known, its CRC at byte 40) */
+	memset(b, 0, sizeof(b));
+	memcpy(b, "PAJPROG1", 8);
+	b[8] = 5;
+	b[16] = 9;
+	b[24] = 2;
+	b[28] = 77;
+	b[36] = 0xef, b[37] = 0xbe, b[38] = 0xad, b[39] = 0xde;
+	{
+		uint32_t c = crc32_update(0, b, 40);
+
+		b[40] = (unsigned char)c, b[41] = (unsigned char)(c >> 8);
+		b[42] = (unsigned char)(c >> 16), b[43] = (unsigned char)(c >> 24);
+	}
+	assert_int_equal(journal_prog_decode(b, 5, &r2), 0);
+	assert_true(r2.v1);
+	assert_int_equal(r2.seq, 9);
+	assert_int_equal(r2.done, 77);
+	assert_int_equal(r2.known, 77);
+	assert_int_equal(r2.crcs, 0xdeadbeef);
+	b[30] ^= 1;
+	assert_int_equal(journal_prog_decode(b, 5, &r2), -EBADMSG);
 	assert_int_equal(journal_slot_decode(b, 5, &s2), -EBADMSG); /* not a slot */
 	journal_slot_encode(&s, 5, b);
 	assert_int_equal(journal_slot_decode(b, 5, &s2), 0);
@@ -647,13 +677,17 @@ static void test_chunks_and_clobbers_brute_force(void **state)
 }
 
 /*
- * A model of the copy protocol of src/apply/move.c on a disk of tagged
+ * A model of the copy protocol of src/apply/move-run.c on a disk of tagged
  * sectors.  Writes sit in a volatile cache until a flush; a crash applies
- * a random subset of them, each maybe torn, and forgets the rest.  Ring
- * slots and progress records are durable once written (the mover syncs
- * the journal before it relies on them).  The redo follows the mover:
- * start at the recorded count, replay the ring while its slots are valid,
- * then copy from the source.
+ * a random subset of them, each maybe torn, and forgets the rest.  The
+ * journal (ring slots, checksum table, progress records) is durable once
+ * written: the mover syncs it in each journal step.  The disk's flushes and
+ * the journal's steps happen at random moments, as the flusher and the
+ * journal thread run on their own; the write rule is the mover's (a
+ * chunk's source or slot is destroyed only once the chunk is safe: flushed
+ * and its checksum recorded).  The resume follows the mover: read the
+ * chunks [done, known) back against their checksums and start at the first
+ * that differs, replay the ring while its slots are valid, then copy.
  */
 #define MS 160 /* sectors */
 
@@ -661,12 +695,19 @@ struct model {
 	int disk[MS];  /* durable */
 	int cache[MS]; /* what reads see */
 	bool dirty[MS];
-	uint64_t done; /* progress record */
+	uint64_t done, known; /* the progress record */
+	uint32_t table[64];   /* checksum table */
 	struct {
 		bool valid;
 		uint64_t chunk;
 		int data[64];
 	} ring[4];
+};
+
+/* The engine's volatile counters of one run. */
+struct mrun {
+	uint64_t nread, written, flushed, known;
+	uint32_t crc[64];
 };
 
 static void m_flush(struct model *m)
@@ -696,57 +737,126 @@ static void m_write(struct model *m, uint64_t at, const int *v, uint64_t len)
 	}
 }
 
+static uint32_t m_sum(const int *v, uint64_t len)
+{
+	return crc32_update(0, v, (size_t)len * sizeof(*v));
+}
+
+/* The flusher: what is written is durable. */
+static void m_disk_flush(struct model *m, struct mrun *r)
+{
+	m_flush(m);
+	r->flushed = r->written;
+}
+
+/* The journal thread: the checksums read so far, and how far the flushes got. */
+static void m_journal(struct model *m, struct mrun *r)
+{
+	uint64_t i;
+
+	for (i = r->known; i < r->nread; i++)
+		m->table[i] = r->crc[i];
+	r->known = r->nread;
+	m->known = r->known;
+	m->done = r->flushed < r->known ? r->flushed : r->known;
+}
+
+static bool m_safe(const struct mrun *r, uint64_t k)
+{
+	return r->flushed > k && r->known > k;
+}
+
+/* The resume point: the first chunk past `done` not at its destination. */
+static uint64_t m_settle(struct model *m, const struct pa_journal *j)
+{
+	uint64_t i, src, dst, len;
+
+	for (i = m->done; i < m->known; i++) {
+		journal_chunk(j, 0, i, &src, &dst, &len);
+		if (m_sum(&m->cache[dst / S512], len / S512) != m->table[i])
+			break;
+	}
+	m->done = m->known = i;
+	return i;
+}
+
+#define STEP()                                                                           \
+	do {                                                                             \
+		if (budget >= 0 && --budget < 0)                                          \
+			return false;                                                    \
+	} while (0)
+
 /*
- * Run the move from m->done; stop (crash) after @budget steps, or run to
- * the end when @budget < 0.  Returns true when it finished.
+ * Run the move from the journal's state; stop (crash) after @budget steps,
+ * or run to the end when @budget < 0.  Returns true when it finished.
  */
 static bool m_run(struct model *m, const struct pa_journal *j, long budget)
 {
-	uint64_t n = journal_nchunks(j, 0), i, k, src, dst, len, written;
+	uint64_t n = journal_nchunks(j, 0), i, k, src, dst, len;
+	struct mrun r = {0};
 	int buf[64];
 	bool save = j->v[0].save;
 
-	written = m->done;
+	r.nread = r.written = r.flushed = r.known = m_settle(m, j);
 	if (save) {
-		for (i = m->done; i < n && i < m->done + j->ring; i++) {
-			if (!m->ring[i % j->ring].valid ||
-			    m->ring[i % j->ring].chunk != i)
+		for (i = r.written; i < n && i < r.written + j->ring; i++) {
+			if (!m->ring[i % j->ring].valid || m->ring[i % j->ring].chunk != i)
 				break;
 			journal_chunk(j, 0, i, &src, &dst, &len);
 			m_write(m, dst / S512, m->ring[i % j->ring].data, len / S512);
-			written = i + 1;
-			if (budget >= 0 && --budget < 0)
-				return false;
+			r.crc[i] = m_sum(m->ring[i % j->ring].data, len / S512);
+			STEP();
 		}
+		r.nread = r.written = i;
+		m_disk_flush(m, &r);
+		STEP();
 	}
-	for (i = written; i < n; i++) {
-		int64_t victim = journal_clobbers(j, 0, i);
+	for (i = r.written; i < n; i++) {
+		int64_t victim = save ? -1 : journal_clobbers(j, 0, i);
 
+		/* the ring slot of chunk i - ring is reused: that chunk must be safe */
+		if (save && i >= j->ring && !m_safe(&r, i - j->ring)) {
+			m_disk_flush(m, &r);
+			m_journal(m, &r);
+			STEP();
+		}
 		journal_chunk(j, 0, i, &src, &dst, &len);
 		for (k = 0; k < len / S512; k++)
 			buf[k] = m->cache[src / S512 + k];
+		r.crc[i] = m_sum(buf, len / S512);
+		r.nread = i + 1;
 		if (save) {
-			if (i >=
-			    m->done +
-				j->ring) { /* the slot is still needed: record first */
-				m_flush(m);
-				m->done = i;
-			}
 			m->ring[i % j->ring].valid = true;
 			m->ring[i % j->ring].chunk = i;
 			memcpy(m->ring[i % j->ring].data, buf, sizeof(buf));
-		} else if (victim >= 0 && m->done <= (uint64_t)victim) {
-			m_flush(m);
-			m->done = i; /* everything before i is written */
+			m_journal(m, &r); /* slots and checksums in one step */
+			STEP();
+		} else if (rand() % 3 == 0) {
+			m_journal(m, &r);
+			STEP();
 		}
-		if (budget >= 0 && --budget < 0)
-			return false;
+		if (victim >= 0 && !m_safe(&r, (uint64_t)victim)) {
+			if (r.flushed <= (uint64_t)victim) {
+				m_disk_flush(m, &r);
+				STEP();
+			}
+			if (r.known <= (uint64_t)victim) {
+				m_journal(m, &r);
+				STEP();
+			}
+		}
 		m_write(m, dst / S512, buf, len / S512);
-		if (budget >= 0 && --budget < 0)
-			return false;
+		r.written = i + 1;
+		STEP();
+		if (rand() % 3 == 0) {
+			m_disk_flush(m, &r);
+			STEP();
+		}
 	}
-	m_flush(m);
-	m->done = n;
+	m_disk_flush(m, &r);
+	STEP();
+	m_journal(m, &r);
+	m->done = m->known = n;
 	return true;
 }
 
@@ -778,7 +888,7 @@ static void test_protocol_survives_every_crash(void **state)
 
 		hand_journal(&j, &mv, cases[c].c, cases[c].l, cases[c].f, cases[c].t);
 		mv.save = cases[c].save;
-		for (crash_at = 0; crash_at < 80; crash_at++) {
+		for (crash_at = 0; crash_at < 200; crash_at++) {
 			struct model m;
 			uint64_t s;
 
