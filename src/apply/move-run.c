@@ -334,6 +334,12 @@ static int drive(struct eng *e, pa_move_cb cb, void *ctx, struct pa_move_stats *
 	while (!e->err && !(e->known == e->n && e->flushed == e->n)) {
 		struct timespec until;
 
+		/* first, so that a stream of journal steps cannot starve a Ctrl-C */
+		if (cb && move_now() - last_cb >= 0.2) {
+			last_cb = move_now();
+			report(e, cb, ctx, t0, done_before, total);
+			continue;
+		}
 		if (e->nread > e->known) {
 			uint64_t from = e->known, upto = e->nread, flushed = e->flushed;
 
@@ -345,11 +351,6 @@ static int drive(struct eng *e, pa_move_cb cb, void *ctx, struct pa_move_stats *
 			if (rc == 0)
 				e->known = upto;
 			pthread_cond_broadcast(&e->cv);
-			continue;
-		}
-		if (cb && move_now() - last_cb >= 0.2) {
-			last_cb = move_now();
-			report(e, cb, ctx, t0, done_before, total);
 			continue;
 		}
 		clock_gettime(CLOCK_REALTIME, &until);

@@ -13,8 +13,9 @@
  * (to < from) the chunks go from the first to the last, moving forward from
  * the last to the first, so a write only ever overwrites the source of the
  * chunk being written or of chunks copied before it.  A chunk's source may
- * be overwritten only once its copy is durable and recorded (a progress
- * record), or when the chunk itself is saved in the journal's data ring.
+ * be overwritten only once the chunk is safe: its copy durable on the disk
+ * and its checksum durable in the CRC table (a progress record covers it),
+ * or when the chunk itself is saved in the journal's data ring.
  * Moves whose distance is short compared with the chunk size ("save"
  * moves) save every chunk in the ring before writing it; the others only
  * record progress often enough.
@@ -22,6 +23,7 @@
  * File layout (offsets are multiples of PA_JOURNAL_BLOCK):
  *   [0, hdr_len)            the text header below, NUL padded
  *   [prog_off, +2 blocks)   two progress records, written alternately
+ *                           (struct pa_jprog; "PAJPROG2", or "PAJPROG1" of 0.3)
  *   [crc_off, +crc_len)     the CRC-32 of every chunk, 4 bytes little-endian
  *   [ring_off, ...)         `ring` slots of one block (slot header) + chunk
  *

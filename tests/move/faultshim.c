@@ -18,7 +18,8 @@
  * FS_DISK_SYNC_DELAY_MS=N delays every flush of the disk by N ms before it
  * is counted, so that what other threads write and flush meanwhile (the
  * journal's record of a checkpoint) comes first: the order a resume must
- * survive when the disk's flush is the slower one.
+ * survive when the disk's flush is the slower one.  FS_JOURNAL_SYNC_DELAY_MS=N
+ * does the same to the journal's flushes.
  *
  * FS_COUNT=disk|journal|all picks what is counted (default all);
  * FS_COUNT=disk-sync counts the disk's fsync and fdatasync calls only, so
@@ -447,8 +448,10 @@ static int do_sync(int (*fn)(int), const char *name, int fd)
 	k = kind_of(fd, &st);
 	if (k == OTHER)
 		return fn(fd);
-	if (k == DISK && getenv("FS_DISK_SYNC_DELAY_MS"))
-		usleep((useconds_t)strtoul(getenv("FS_DISK_SYNC_DELAY_MS"), NULL, 10) *
+	if (getenv(k == DISK ? "FS_DISK_SYNC_DELAY_MS" : "FS_JOURNAL_SYNC_DELAY_MS"))
+		usleep((useconds_t)strtoul(getenv(k == DISK ? "FS_DISK_SYNC_DELAY_MS"
+							    : "FS_JOURNAL_SYNC_DELAY_MS"),
+					   NULL, 10) *
 		       1000);
 	pthread_mutex_lock(&mu);
 	if (step(k, name, -1, -1, &after) < 0) {
