@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "apply/move-impl.h"
@@ -38,6 +39,8 @@
 
 #define NBUF 8
 #define CRC_CAP 4096u /* checksums read but not yet durably in the table */
+#define RBATCH 4u		  /* adjacent chunks read with one request */
+#define JBATCH (NBUF / 2) /* checksums per journal step of a record-only move */
 
 /* ---- the engine ---- */
 
@@ -60,7 +63,8 @@ struct eng {
 	uint64_t trigger; /* the flusher starts once this many chunks are unflushed */
 
 	pthread_mutex_t mu;
-	pthread_cond_t cv;
+	/* each thread waits on its own: a change wakes only who it concerns */
+	pthread_cond_t cv[4];
 	struct cbuf b[NBUF];
 	uint32_t crcs[CRC_CAP];
 	uint64_t nread;	  /* chunks read and checksummed, in order */
@@ -69,14 +73,26 @@ struct eng {
 	uint64_t known;	  /* chunks whose checksums are durably in the table */
 	uint64_t redo_end; /* chunks before it were rewritten from the ring */
 	bool want;	  /* the writer waits for a flush */
+	bool jwant;	  /* the writer waits for the journal */
 	int err;
 	uint64_t bytes; /* written by this run */
 };
 
-static int eng_wait(struct eng *e)
+enum { T_READER = 1, T_WRITER = 2, T_FLUSHER = 4, T_JOURNAL = 8, T_ALL = 15 };
+
+static int eng_wait(struct eng *e, int who)
 {
-	pthread_cond_wait(&e->cv, &e->mu);
+	pthread_cond_wait(&e->cv[__builtin_ctz((unsigned int)who)], &e->mu);
 	return e->err;
+}
+
+static void eng_wake(struct eng *e, int whom)
+{
+	int k;
+
+	for (k = 0; k < 4; k++)
+		if (whom & (1 << k))
+			pthread_cond_signal(&e->cv[k]);
 }
 
 static void eng_fail(struct eng *e, int rc)
@@ -84,7 +100,7 @@ static void eng_fail(struct eng *e, int rc)
 	pthread_mutex_lock(&e->mu);
 	if (!e->err)
 		e->err = rc;
-	pthread_cond_broadcast(&e->cv);
+	eng_wake(e, T_ALL);
 	pthread_mutex_unlock(&e->mu);
 }
 
@@ -100,42 +116,95 @@ static uint64_t io_len(uint64_t len)
 	return (len + PA_JOURNAL_BLOCK - 1) / PA_JOURNAL_BLOCK * PA_JOURNAL_BLOCK;
 }
 
+/* May chunk @i be read into its buffer now? */
+static bool can_read(const struct eng *e, uint64_t i)
+{
+	/* a free buffer; a ring slot whose chunk is safe; room for its checksum */
+	return e->b[i % NBUF].state == B_FREE &&
+	       !(e->save && i >= e->j->ring && !eng_safe(e, i - e->j->ring)) &&
+	       i < e->known + CRC_CAP;
+}
+
+/*
+ * Read chunks [i, i+k) (adjacent on the disk) with one request, into their
+ * buffers: ascending buffers when the chunks go up the disk, descending
+ * when they go down (a forward move).  Falls back to one request per chunk
+ * when the request comes back short.
+ */
+static int read_chunks(struct eng *e, uint64_t i, unsigned int k)
+{
+	struct iovec iov[RBATCH];
+	uint64_t src, dst, len, lo = UINT64_MAX, total = 0;
+	unsigned int x;
+	ssize_t r;
+
+	for (x = 0; x < k; x++) {
+		unsigned int slot = e->j->v[e->m].to > e->j->v[e->m].from ? k - 1 - x : x;
+
+		journal_chunk(e->j, e->m, i + x, &src, &dst, &len);
+		iov[slot].iov_base = e->b[(i + x) % NBUF].mem + PA_JOURNAL_BLOCK;
+		iov[slot].iov_len = (size_t)len;
+		lo = src < lo ? src : lo;
+		total += len;
+	}
+	r = k > 1 ? preadv(e->dfd, iov, (int)k, (off_t)lo) : -1;
+	if (r == (ssize_t)total)
+		return 0;
+	for (x = 0; x < k; x++) {
+		int rc;
+
+		journal_chunk(e->j, e->m, i + x, &src, &dst, &len);
+		rc = pread_all(e->dfd, e->b[(i + x) % NBUF].mem + PA_JOURNAL_BLOCK, (size_t)len,
+			       src);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
 static void *reader(void *arg)
 {
 	struct eng *e = arg;
 	uint64_t i, src, dst, len;
 
 	pthread_mutex_lock(&e->mu);
-	for (i = e->nread; i < e->n && !e->err; i++) {
-		struct cbuf *b = &e->b[i % NBUF];
+	for (i = e->nread; i < e->n && !e->err;) {
+		unsigned int k = 1, x;
 		int rc;
 
-		/* a free buffer; a ring slot whose chunk is safe; room for its checksum */
-		while (!e->err &&
-		       (b->state != B_FREE ||
-			(e->save && i >= e->j->ring && !eng_safe(e, i - e->j->ring)) ||
-			i >= e->known + CRC_CAP)) {
-			if (e->save && b->state == B_FREE && i >= e->j->ring)
+		while (!e->err && !can_read(e, i)) {
+			if (e->save && e->b[i % NBUF].state == B_FREE && i >= e->j->ring) {
 				e->want = true;
-			pthread_cond_broadcast(&e->cv);
-			eng_wait(e);
+				eng_wake(e, T_FLUSHER);
+			}
+			eng_wait(e, T_READER);
 		}
 		if (e->err)
 			break;
+		while (k < RBATCH && i + k < e->n && can_read(e, i + k))
+			k++;
 		pthread_mutex_unlock(&e->mu);
-		journal_chunk(e->j, e->m, i, &src, &dst, &len);
-		rc = pread_all(e->dfd, b->mem + PA_JOURNAL_BLOCK, (size_t)len, src);
+		rc = read_chunks(e, i, k);
 		if (rc < 0) {
 			eng_fail(e, rc);
 			return NULL;
 		}
-		b->crc = crc32_update(0, b->mem + PA_JOURNAL_BLOCK, (size_t)len);
+		for (x = 0; x < k; x++) {
+			struct cbuf *b = &e->b[(i + x) % NBUF];
+
+			journal_chunk(e->j, e->m, i + x, &src, &dst, &len);
+			b->crc = crc32_update(0, b->mem + PA_JOURNAL_BLOCK, (size_t)len);
+		}
 		pthread_mutex_lock(&e->mu);
-		e->crcs[i % CRC_CAP] = b->crc;
-		b->idx = i;
-		b->state = B_READ;
-		e->nread = i + 1;
-		pthread_cond_broadcast(&e->cv);
+		for (x = 0; x < k; x++, i++) {
+			struct cbuf *b = &e->b[i % NBUF];
+
+			e->crcs[i % CRC_CAP] = b->crc;
+			b->idx = i;
+			b->state = B_READ;
+		}
+		e->nread = i;
+		eng_wake(e, T_WRITER | T_JOURNAL);
 	}
 	pthread_mutex_unlock(&e->mu);
 	return NULL;
@@ -155,13 +224,18 @@ static void *writer(void *arg)
 		/* a save move's chunk once it is in its slot */
 		while (!e->err && !(b->idx == i && b->state == B_READ &&
 				    (!e->save || e->known > i)))
-			eng_wait(e);
+			eng_wait(e, T_WRITER);
 		/* never overwrite the source of a chunk that is not safe */
 		while (!e->err && victim >= 0 && !eng_safe(e, (uint64_t)victim)) {
-			if (e->flushed <= (uint64_t)victim)
+			if (e->flushed <= (uint64_t)victim) {
 				e->want = true;
-			pthread_cond_broadcast(&e->cv);
-			eng_wait(e);
+				eng_wake(e, T_FLUSHER);
+			}
+			if (e->known <= (uint64_t)victim) {
+				e->jwant = true;
+				eng_wake(e, T_JOURNAL);
+			}
+			eng_wait(e, T_WRITER);
 		}
 		if (e->err)
 			break;
@@ -176,7 +250,7 @@ static void *writer(void *arg)
 		e->written = i + 1;
 		e->bytes += len;
 		b->state = B_FREE;
-		pthread_cond_broadcast(&e->cv);
+		eng_wake(e, T_READER | T_FLUSHER);
 	}
 	pthread_mutex_unlock(&e->mu);
 	return NULL;
@@ -194,7 +268,7 @@ static void *flusher(void *arg)
 
 		if (upto == e->flushed ||
 		    (!e->want && upto - e->flushed < e->trigger && upto < e->n)) {
-			eng_wait(e);
+			eng_wait(e, T_FLUSHER);
 			continue;
 		}
 		e->want = false;
@@ -205,7 +279,7 @@ static void *flusher(void *arg)
 			e->err = rc;
 		if (rc == 0)
 			e->flushed = upto;
-		pthread_cond_broadcast(&e->cv);
+		eng_wake(e, rc ? T_ALL : T_WRITER | T_READER | T_JOURNAL);
 	}
 	pthread_mutex_unlock(&e->mu);
 	return NULL;
@@ -314,9 +388,10 @@ static void report(struct eng *e, pa_move_cb cb, void *ctx, double t0,
 	pthread_mutex_unlock(&e->mu);
 	stop = cb(ctx, &p);
 	pthread_mutex_lock(&e->mu);
-	if (stop && !e->err)
+	if (stop && !e->err) {
 		e->err = -EINTR;
-	pthread_cond_broadcast(&e->cv);
+		eng_wake(e, T_ALL);
+	}
 }
 
 /*
@@ -340,9 +415,13 @@ static int drive(struct eng *e, pa_move_cb cb, void *ctx, struct pa_move_stats *
 			report(e, cb, ctx, t0, done_before, total);
 			continue;
 		}
-		if (e->nread > e->known) {
+		/* a record-only move's checksums in batches, the journal's flushes
+		   competing less with the disk's: the reader is well ahead */
+		if (e->nread > e->known &&
+		    (e->save || e->jwant || e->nread - e->known >= JBATCH || e->nread == e->n)) {
 			uint64_t from = e->known, upto = e->nread, flushed = e->flushed;
 
+			e->jwant = false;
 			pthread_mutex_unlock(&e->mu);
 			rc = journal_step(e, from, upto, flushed, st);
 			pthread_mutex_lock(&e->mu);
@@ -350,7 +429,7 @@ static int drive(struct eng *e, pa_move_cb cb, void *ctx, struct pa_move_stats *
 				e->err = rc;
 			if (rc == 0)
 				e->known = upto;
-			pthread_cond_broadcast(&e->cv);
+			eng_wake(e, rc ? T_ALL : T_WRITER | T_READER);
 			continue;
 		}
 		clock_gettime(CLOCK_REALTIME, &until);
@@ -359,10 +438,10 @@ static int drive(struct eng *e, pa_move_cb cb, void *ctx, struct pa_move_stats *
 			until.tv_sec++;
 			until.tv_nsec -= 1000000000L;
 		}
-		pthread_cond_timedwait(&e->cv, &e->mu, &until);
+		pthread_cond_timedwait(&e->cv[3], &e->mu, &until);
 	}
 	rc = e->err;
-	pthread_cond_broadcast(&e->cv);
+	eng_wake(e, T_ALL);
 	pthread_mutex_unlock(&e->mu);
 	return rc;
 }
@@ -415,7 +494,8 @@ static int run_one(struct pa_mover *mv, int dfd, pa_move_cb cb, void *ctx,
 			goto out;
 	}
 	pthread_mutex_init(&e.mu, NULL);
-	pthread_cond_init(&e.cv, NULL);
+	for (k = 0; k < 4; k++)
+		pthread_cond_init(&e.cv[k], NULL);
 	have_f = pthread_create(&tf, NULL, flusher, &e) == 0;
 	have_r = pthread_create(&tr, NULL, reader, &e) == 0;
 	have_w = pthread_create(&tw, NULL, writer, &e) == 0;
@@ -429,7 +509,8 @@ static int run_one(struct pa_mover *mv, int dfd, pa_move_cb cb, void *ctx,
 		pthread_join(tw, NULL);
 	if (have_f)
 		pthread_join(tf, NULL);
-	pthread_cond_destroy(&e.cv);
+	for (k = 0; k < 4; k++)
+		pthread_cond_destroy(&e.cv[k]);
 	pthread_mutex_destroy(&e.mu);
 	if (rc == 0) {
 		/* this move is complete: the next one starts */
