@@ -17,7 +17,7 @@
 
 #define MAGIC "partalign-journal 2\n"
 #define PROG_MAGIC "PAJPROG2"
-#define PROG_MAGIC_V1 "PAJPROG1" /* partalign 0.3: no `known` */
+#define PROG_MAGIC_V1 "PAJPROG1" /* earlier builds: no `known` */
 #define SLOT_MAGIC "PAJSLOT1"
 #define MAX_TEXT (1u << 20)
 

@@ -23,7 +23,7 @@
  * File layout (offsets are multiples of PA_JOURNAL_BLOCK):
  *   [0, hdr_len)            the text header below, NUL padded
  *   [prog_off, +2 blocks)   two progress records, written alternately
- *                           (struct pa_jprog; "PAJPROG2", or "PAJPROG1" of 0.3)
+ *                           (struct pa_jprog; "PAJPROG2", or "PAJPROG1" of earlier builds)
  *   [crc_off, +crc_len)     the CRC-32 of every chunk, 4 bytes little-endian
  *   [ring_off, ...)         `ring` slots of one block (slot header) + chunk
  *
@@ -116,7 +116,7 @@ struct pa_journal {
  * holds the checksums of chunks [0, known) (done <= known).  Chunks
  * [done, known) may or may not be at their destinations: a resume reads
  * them back against their checksums and goes on from the first one that
- * differs (move-run.c).  A record of format 1 (PAJPROG1, partalign 0.3)
+ * differs (move-run.c).  A record of format 1 (PAJPROG1, earlier builds)
  * has no `known`: it decodes with known = done and v1 set.
  */
 struct pa_jprog {

@@ -545,7 +545,7 @@ static void test_records(void **state)
 	journal_prog_encode(&r, 5, b);
 	assert_int_equal(journal_prog_decode(b, 5, &r2), -EBADMSG);
 	r.done = 77;
-	/* a record of partalign 0.3 (format 1: no known, its CRC at byte 40) */
+	/* a record of earlier builds (format 1: no known, its CRC at byte 40) */
 	memset(b, 0, sizeof(b));
 	memcpy(b, "PAJPROG1", 8);
 	b[8] = 5;
