@@ -38,8 +38,8 @@
 #include "shared/fileio.h"
 
 #define NBUF 8
-#define CRC_CAP 4096u /* checksums read but not yet durably in the table */
-#define RBATCH 4u		  /* adjacent chunks read with one request */
+#define CRC_CAP 4096u	  /* checksums read but not yet durably in the table */
+#define RBATCH 4u	  /* adjacent chunks read with one request */
 #define JBATCH (NBUF / 2) /* checksums per journal step of a record-only move */
 
 /* ---- the engine ---- */
@@ -67,13 +67,13 @@ struct eng {
 	pthread_cond_t cv[4];
 	struct cbuf b[NBUF];
 	uint32_t crcs[CRC_CAP];
-	uint64_t nread;	  /* chunks read and checksummed, in order */
-	uint64_t written; /* chunks written, in order */
-	uint64_t flushed; /* chunks durably at their destinations */
-	uint64_t known;	  /* chunks whose checksums are durably in the table */
+	uint64_t nread;	   /* chunks read and checksummed, in order */
+	uint64_t written;  /* chunks written, in order */
+	uint64_t flushed;  /* chunks durably at their destinations */
+	uint64_t known;	   /* chunks whose checksums are durably in the table */
 	uint64_t redo_end; /* chunks before it were rewritten from the ring */
-	bool want;	  /* the writer waits for a flush */
-	bool jwant;	  /* the writer waits for the journal */
+	bool want;	   /* the writer waits for a flush */
+	bool jwant;	   /* the writer waits for the journal */
 	int err;
 	uint64_t bytes; /* written by this run */
 };
@@ -154,8 +154,8 @@ static int read_chunks(struct eng *e, uint64_t i, unsigned int k)
 		int rc;
 
 		journal_chunk(e->j, e->m, i + x, &src, &dst, &len);
-		rc = pread_all(e->dfd, e->b[(i + x) % NBUF].mem + PA_JOURNAL_BLOCK, (size_t)len,
-			       src);
+		rc = pread_all(e->dfd, e->b[(i + x) % NBUF].mem + PA_JOURNAL_BLOCK,
+			       (size_t)len, src);
 		if (rc < 0)
 			return rc;
 	}
@@ -173,7 +173,8 @@ static void *reader(void *arg)
 		int rc;
 
 		while (!e->err && !can_read(e, i)) {
-			if (e->save && e->b[i % NBUF].state == B_FREE && i >= e->j->ring) {
+			if (e->save && e->b[i % NBUF].state == B_FREE &&
+			    i >= e->j->ring) {
 				e->want = true;
 				eng_wake(e, T_FLUSHER);
 			}
@@ -222,8 +223,8 @@ static void *writer(void *arg)
 		int rc;
 
 		/* a save move's chunk once it is in its slot */
-		while (!e->err && !(b->idx == i && b->state == B_READ &&
-				    (!e->save || e->known > i)))
+		while (!e->err &&
+		       !(b->idx == i && b->state == B_READ && (!e->save || e->known > i)))
 			eng_wait(e, T_WRITER);
 		/* never overwrite the source of a chunk that is not safe */
 		while (!e->err && victim >= 0 && !eng_safe(e, (uint64_t)victim)) {
@@ -256,7 +257,7 @@ static void *writer(void *arg)
 	return NULL;
 }
 
-/* The disk's flushes, behind the writer: each makes what was written before it durable. */
+/* The disk's flushes, behind the writer: each makes what was written before durable. */
 static void *flusher(void *arg)
 {
 	struct eng *e = arg;
@@ -351,7 +352,8 @@ static int redo_ring(struct eng *e, struct pa_move_stats *st)
 		struct pa_jslot s;
 
 		journal_chunk(e->j, e->m, i, &src, &dst, &len);
-		rc = pread_all(e->mv->dfd, b->mem, (size_t)(PA_JOURNAL_BLOCK + io_len(len)),
+		rc = pread_all(e->mv->dfd, b->mem,
+			       (size_t)(PA_JOURNAL_BLOCK + io_len(len)),
 			       journal_slot_pos(e->j, i));
 		if (rc < 0)
 			return rc;
@@ -418,7 +420,8 @@ static int drive(struct eng *e, pa_move_cb cb, void *ctx, struct pa_move_stats *
 		/* a record-only move's checksums in batches, the journal's flushes
 		   competing less with the disk's: the reader is well ahead */
 		if (e->nread > e->known &&
-		    (e->save || e->jwant || e->nread - e->known >= JBATCH || e->nread == e->n)) {
+		    (e->save || e->jwant || e->nread - e->known >= JBATCH ||
+		     e->nread == e->n)) {
 			uint64_t from = e->known, upto = e->nread, flushed = e->flushed;
 
 			e->jwant = false;
@@ -561,7 +564,8 @@ static int settle(struct pa_mover *m, int dfd, struct pa_move_stats *st)
 		journal_chunk(&m->j, m->prog.move, i, &src, &dst, &len);
 		rc = pread_all(dfd, buf, (size_t)len, dst);
 		if (rc == 0)
-			rc = pread_all(m->fd, le, 4, journal_crc_pos(&m->j, m->prog.move, i));
+			rc = pread_all(m->fd, le, 4,
+				       journal_crc_pos(&m->j, m->prog.move, i));
 		if (rc == 0 && crc32_update(0, buf, (size_t)len) != table_entry(le))
 			break;
 	}

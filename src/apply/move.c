@@ -339,7 +339,8 @@ static int make_pointer(struct pa_mover *m, const char *pointer)
 	return rc;
 }
 
-/* Zeros over [off, off+len): the parts rewritten at every checkpoint are real blocks. */
+/* Zeros over [off, off+len): the parts rewritten at every journal step are real blocks.
+ */
 static int zero_fill(int fd, uint64_t off, uint64_t len)
 {
 	static const unsigned char zero[PA_JOURNAL_BLOCK];
@@ -399,7 +400,7 @@ int move_create(const char *dir, const char *pointer_dir, struct pa_journal *j,
 	/*
 	 * The whole file now: no allocation (and no ENOSPC) in the middle of a
 	 * move.  The header, records and checksums are written as zeros, so a
-	 * checkpoint overwrites blocks in place and its flush commits no
+	 * journal step overwrites blocks in place and its flush commits no
 	 * metadata; the ring is only allocated.
 	 */
 	rc = -posix_fallocate(fd, 0, (off_t)m->j.file_len);

@@ -2,8 +2,9 @@
  * fix --move-data: moving partition contents to their aligned starts,
  * crash-safe and resumable, through the write gate's O_DIRECT descriptor.
  * The journal format and the copy rules are in core/journal.h; this is
- * the I/O: the journal file, and a reader, a saver and a writer thread
- * overlapping reads with writes while the calling thread records progress.
+ * the I/O: the journal file, and a reader, a writer and a flusher thread
+ * overlapping reads with writes and the disk's flushes while the calling
+ * thread writes checksums and progress to the journal (move-run.c).
  *
  * Ownership: move_free() closes and frees a struct pa_mover; the journal
  * file itself stays until move_finish().
@@ -106,7 +107,7 @@ struct pa_move_progress {
 struct pa_move_stats {
 	uint64_t bytes;	      /* moved by this run (redone chunks included) */
 	uint64_t redone;      /* of which rewritten from the journal's ring */
-	uint64_t checkpoints; /* durable progress records */
+	uint64_t checkpoints; /* journal steps: durable progress records */
 	/* resume: chunks past the newest record's `done` read back against
 	   their checksums, and how many of them were at their destinations */
 	uint64_t checked, found;

@@ -398,7 +398,8 @@ int cli_move_run(const struct cli_move_opts *mo, const struct pa_dev *dev,
 		       st.redone ? size_human_iec(st.redone, b, sizeof(b)) : "",
 		       st.redone ? " redone from the journal)" : "");
 	if (report && st.checked)
-		printf("%s: %" PRIu64 " of the %" PRIu64 " chunks past the journal's last "
+		printf("%s: %" PRIu64 " of the %" PRIu64
+		       " chunks past the journal's last "
 		       "progress record were at their new place (read back against their "
 		       "checksums); the move went on from there\n",
 		       dev->path, st.found, st.checked);

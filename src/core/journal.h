@@ -23,7 +23,7 @@
  * File layout (offsets are multiples of PA_JOURNAL_BLOCK):
  *   [0, hdr_len)            the text header below, NUL padded
  *   [prog_off, +2 blocks)   two progress records, written alternately
- *                           (struct pa_jprog; "PAJPROG2", or "PAJPROG1" of earlier builds)
+ *                           (struct pa_jprog: "PAJPROG2", earlier "PAJPROG1")
  *   [crc_off, +crc_len)     the CRC-32 of every chunk, 4 bytes little-endian
  *   [ring_off, ...)         `ring` slots of one block (slot header) + chunk
  *

@@ -129,7 +129,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	case 2:
 		memset(rec, 0, sizeof(rec));
 		memcpy(rec, data + 1, size - 1 < sizeof(rec) ? size - 1 : sizeof(rec));
-		/* valid as a record of format 1 (CRC at 40), of format 2 (at 48) or a slot */
+		/* valid as a record of format 1 (CRC at 40), of format 2 (at 48) or a
+		 * slot */
 		put_le32(rec + 40, crc32_update(0, rec, 40));
 		if (data[0] % 3 == 1 && memcmp(rec, "PAJPROG2", 8) == 0)
 			put_le32(rec + 48, crc32_update(0, rec, 48));
@@ -141,7 +142,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				FZ_ASSERT(journal_prog_decode(rec, NONCE, &r2) == 0);
 				FZ_ASSERT(r.seq == r2.seq && r.move == r2.move &&
 					  r.done == r2.done && r.known == r2.known &&
-					  r.crcs == r2.crcs && r.done <= r.known && !r2.v1);
+					  r.crcs == r2.crcs && r.done <= r.known &&
+					  !r2.v1);
 			}
 		} else {
 			struct pa_jslot s, s2;

@@ -520,7 +520,11 @@ static void test_journal_header_round_trip(void **state)
 static void test_records(void **state)
 {
 	unsigned char b[PA_JOURNAL_BLOCK];
-	struct pa_jprog r = {.seq = 9, .move = 2, .done = 77, .known = 80, .crcs = 0xdeadbeef},
+	struct pa_jprog r = {.seq = 9,
+			     .move = 2,
+			     .done = 77,
+			     .known = 80,
+			     .crcs = 0xdeadbeef},
 			r2;
 	struct pa_jslot s = {.move = 1, .chunk = 1ull << 33, .len = 8 * MiB, .crc = 42},
 			s2;
@@ -782,7 +786,7 @@ static uint64_t m_settle(struct model *m, const struct pa_journal *j)
 
 #define STEP()                                                                           \
 	do {                                                                             \
-		if (budget >= 0 && --budget < 0)                                          \
+		if (budget >= 0 && --budget < 0)                                         \
 			return false;                                                    \
 	} while (0)
 
@@ -800,7 +804,8 @@ static bool m_run(struct model *m, const struct pa_journal *j, long budget)
 	r.nread = r.written = r.flushed = r.known = m_settle(m, j);
 	if (save) {
 		for (i = r.written; i < n && i < r.written + j->ring; i++) {
-			if (!m->ring[i % j->ring].valid || m->ring[i % j->ring].chunk != i)
+			if (!m->ring[i % j->ring].valid ||
+			    m->ring[i % j->ring].chunk != i)
 				break;
 			journal_chunk(j, 0, i, &src, &dst, &len);
 			m_write(m, dst / S512, m->ring[i % j->ring].data, len / S512);
