@@ -268,6 +268,20 @@ static int blkpg(int fd, int op, unsigned int num, uint64_t start, uint64_t size
 	return ioctl(fd, BLKPG, &arg) < 0 ? -errno : 0;
 }
 
+/*
+ * Delete partition @num from the kernel.  EBUSY means someone has it open;
+ * a prober (udev's blkid after our close, another tool's scan) lets go
+ * within milliseconds, a mount never: retried for a second, then reported.
+ */
+static int blkpg_del(int fd, unsigned int num)
+{
+	int rc, tries = 0;
+
+	while ((rc = blkpg(fd, BLKPG_DEL_PARTITION, num, 0, 0)) == -EBUSY && ++tries < 20)
+		usleep(50 * 1000);
+	return rc;
+}
+
 int apply_kernel_sync(struct pa_disk *d, const struct pa_dev *whole,
 		      const struct pa_kpart *parts, size_t n, struct pa_diags *msgs)
 {
@@ -287,7 +301,7 @@ int apply_kernel_sync(struct pa_disk *d, const struct pa_dev *whole,
 			keep = same(&k[i], &parts[j]);
 		if (keep)
 			continue;
-		rc = blkpg(d->fd, BLKPG_DEL_PARTITION, k[i].num, 0, 0);
+		rc = blkpg_del(d->fd, k[i].num);
 		if (rc < 0) {
 			diag_add(msgs, d->path, -rc, "the kernel keeps partition %u",
 				 k[i].num);

@@ -21,6 +21,9 @@
  * survive when the disk's flush is the slower one.  FS_JOURNAL_SYNC_DELAY_MS=N
  * does the same to the journal's flushes.
  *
+ * FS_BLKPG_BUSY=N makes the first N BLKPG_DEL_PARTITION ioctls fail with
+ * EBUSY (a prober holding the partition).
+ *
  * FS_COUNT=disk|journal|all picks what is counted (default all);
  * FS_COUNT=disk-sync counts the disk's fsync and fdatasync calls only, so
  * that FS_AT=N names the disk's Nth flush whatever the threads did
@@ -40,6 +43,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/blkpg.h>
 #include <linux/fs.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
@@ -475,4 +479,35 @@ int fsync(int fd)
 int fdatasync(int fd)
 {
 	return do_sync(get_fdatasync(), "fdatasync", fd);
+}
+
+/*
+ * FS_BLKPG_BUSY=N: the first N BLKPG_DEL_PARTITION ioctls fail with EBUSY,
+ * as when a prober has the partition open for a moment.  Counted apart
+ * from the writes and flushes above.
+ */
+REAL(int, ioctl, int, unsigned long, void *)
+
+int ioctl(int fd, unsigned long req, ...)
+{
+	static unsigned long busy_done;
+	const char *busy = getenv("FS_BLKPG_BUSY");
+	va_list ap;
+	void *arg;
+
+	va_start(ap, req);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+	if (busy && req == BLKPG && arg &&
+	    ((struct blkpg_ioctl_arg *)arg)->op == BLKPG_DEL_PARTITION) {
+		pthread_mutex_lock(&mu);
+		if (busy_done < strtoul(busy, NULL, 10)) {
+			busy_done++;
+			pthread_mutex_unlock(&mu);
+			errno = EBUSY;
+			return -1;
+		}
+		pthread_mutex_unlock(&mu);
+	}
+	return get_ioctl()(fd, req, arg);
 }

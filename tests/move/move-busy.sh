@@ -1,0 +1,44 @@
+#!/bin/bash
+# The kernel's partitions are updated (BLKPG) after the new table is written;
+# deleting one fails with EBUSY while someone has it open.  A prober (udev's
+# blkid after our close, another tool's scan) lets go within milliseconds:
+# fix retries for a second.  Someone who keeps it open gets exit 3 (written,
+# but the kernel still uses the old table), naming the partition.  The fault
+# shim makes the first N deletions fail.  The kernel's view comes from sysfs,
+# the table's from sfdisk.
+. "${top_srcdir:-.}/tests/lib/common.sh"
+need_no_sanitizers "the fault shim tests/move/faultshim.so"
+. "$top_srcdir/tests/move/lib.sh"
+
+SHIM="$top_builddir/tests/move/faultshim.so"
+[ -f "$SHIM" ] || skip "no $SHIM (make check builds it)"
+
+# kstart DEV NUM: the partition's start in 512-byte units, as the kernel has it
+kstart() {
+	cat "/sys/class/block/$(basename "$(pnode "$1" "$2")")/start"
+}
+
+for busy in 5 1000; do
+	d=$(mkdisk "busy$busy" 16M 512 'label: gpt\nfirst-lba: 34\nstart=34, size=8192, name=data')
+	fill_raw "$d" 1
+	sums=$(sums_of "$d" 1)
+	[ "$(kstart "$d" 1)" = 34 ] || fail "setup: the kernel has partition 1 at $(kstart "$d" 1)"
+	t0=$(date +%s%N)
+	FS_BLKPG_BUSY=$busy LD_PRELOAD="$SHIM" pa_move "$d"
+	ms=$((($(date +%s%N) - t0) / 1000000))
+	[ "$(sums_of "$d" 1)" = "$sums" ] || fail "busy $busy: the content differs"
+	expect_aligned "$d" 1 $((2 << 20))
+	if [ "$busy" = 5 ]; then
+		expect_rc 1 "five busy deletions"
+		[ "$(kstart "$d" 1)" = 4096 ] ||
+			fail "busy $busy: the kernel has partition 1 at $(kstart "$d" 1), not 4096"
+	else
+		expect_rc 3 "a partition kept open"
+		expect_err "$d: the kernel keeps partition 1: Device or resource busy" "kept open"
+		expect_err "table written, but the kernel still uses the old one" "kept open"
+		[ "$(kstart "$d" 1)" = 34 ] || fail "busy $busy: the kernel moved partition 1 after all"
+		[ "$ms" -lt 10000 ] || fail "busy $busy: fix took $ms ms"
+	fi
+	echo "ok: $busy busy deletions: exit $PA_RC in $ms ms, kernel at $(kstart "$d" 1)"
+done
+echo "PASS"
