@@ -14,6 +14,12 @@ mkdir -p "$J" "$BK"
 # elsewhere leaves its pointer there -- never in the host's state directory
 export PARTALIGN_JOURNAL="$J"
 
+# need_shim: $SHIM, the LD_PRELOAD fault shim (faultshim.c), or skip
+need_shim() {
+	SHIM="$top_builddir/tests/move/faultshim.so"
+	[ -f "$SHIM" ] || skip "no $SHIM (make check builds it)"
+}
+
 # run_pa ARGS... -> partalign with stdout in $T_TMP/out, stderr in
 # $T_TMP/err and the exit status in $PA_RC.
 run_pa() {

@@ -10,8 +10,7 @@
 need_no_sanitizers "the fault shim tests/move/faultshim.so"
 . "$top_srcdir/tests/move/lib.sh"
 
-SHIM="$top_builddir/tests/move/faultshim.so"
-[ -f "$SHIM" ] || skip "no $SHIM (make check builds it)"
+need_shim
 
 # kstart DEV NUM: the partition's start in 512-byte units, as the kernel has it
 kstart() {

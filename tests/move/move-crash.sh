@@ -18,8 +18,7 @@
 need_no_sanitizers "the fault shim tests/move/faultshim.so"
 . "$top_srcdir/tests/move/lib.sh"
 
-SHIM="$top_builddir/tests/move/faultshim.so"
-[ -f "$SHIM" ] || skip "no $SHIM (make check builds it)"
+need_shim
 CRASHES=${PARTALIGN_MOVE_CRASHES:-100}
 SEED=${PARTALIGN_MOVE_SEED:-$(date +%s)}
 RANDOM=$SEED

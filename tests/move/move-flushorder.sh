@@ -19,8 +19,7 @@
 need_no_sanitizers "the fault shim tests/move/faultshim.so"
 . "$top_srcdir/tests/move/lib.sh"
 
-SHIM="$top_builddir/tests/move/faultshim.so"
-[ -f "$SHIM" ] || skip "no $SHIM (make check builds it)"
+need_shim
 # 32 KiB chunks over a ~2 MiB distance: a record-only move, many checkpoints
 export PARTALIGN_MOVE_CHUNK=32768
 
