@@ -104,6 +104,13 @@ static void eng_fail(struct eng *e, int rc)
 	pthread_mutex_unlock(&e->mu);
 }
 
+/* Raise @flag (want, jwant) for the thread @who and wake it. */
+static void eng_ask(struct eng *e, bool *flag, int who)
+{
+	*flag = true;
+	eng_wake(e, who);
+}
+
 /* May a write destroy the source or the ring slot of chunk @k? */
 static bool eng_safe(const struct eng *e, uint64_t k)
 {
@@ -127,9 +134,9 @@ static bool can_read(const struct eng *e, uint64_t i)
 
 /*
  * Read chunks [i, i+k) (adjacent on the disk) with one request, into their
- * buffers: ascending buffers when the chunks go up the disk, descending
- * when they go down (a forward move).  Falls back to one request per chunk
- * when the request comes back short.
+ * buffers, and checksum them: ascending buffers when the chunks go up the
+ * disk, descending when they go down (a forward move).  Falls back to one
+ * request per chunk when the request comes back short.
  */
 static int read_chunks(struct eng *e, uint64_t i, unsigned int k)
 {
@@ -148,16 +155,18 @@ static int read_chunks(struct eng *e, uint64_t i, unsigned int k)
 		total += len;
 	}
 	r = k > 1 ? preadv(e->dfd, iov, (int)k, (off_t)lo) : -1;
-	if (r == (ssize_t)total)
-		return 0;
 	for (x = 0; x < k; x++) {
+		struct cbuf *b = &e->b[(i + x) % NBUF];
 		int rc;
 
 		journal_chunk(e->j, e->m, i + x, &src, &dst, &len);
-		rc = pread_all(e->dfd, e->b[(i + x) % NBUF].mem + PA_JOURNAL_BLOCK,
-			       (size_t)len, src);
-		if (rc < 0)
-			return rc;
+		if (r != (ssize_t)total) {
+			rc = pread_all(e->dfd, b->mem + PA_JOURNAL_BLOCK, (size_t)len,
+				       src);
+			if (rc < 0)
+				return rc;
+		}
+		b->crc = crc32_update(0, b->mem + PA_JOURNAL_BLOCK, (size_t)len);
 	}
 	return 0;
 }
@@ -165,7 +174,7 @@ static int read_chunks(struct eng *e, uint64_t i, unsigned int k)
 static void *reader(void *arg)
 {
 	struct eng *e = arg;
-	uint64_t i, src, dst, len;
+	uint64_t i;
 
 	pthread_mutex_lock(&e->mu);
 	for (i = e->nread; i < e->n && !e->err;) {
@@ -173,11 +182,8 @@ static void *reader(void *arg)
 		int rc;
 
 		while (!e->err && !can_read(e, i)) {
-			if (e->save && e->b[i % NBUF].state == B_FREE &&
-			    i >= e->j->ring) {
-				e->want = true;
-				eng_wake(e, T_FLUSHER);
-			}
+			if (e->save && e->b[i % NBUF].state == B_FREE && i >= e->j->ring)
+				eng_ask(e, &e->want, T_FLUSHER);
 			eng_wait(e, T_READER);
 		}
 		if (e->err)
@@ -189,12 +195,6 @@ static void *reader(void *arg)
 		if (rc < 0) {
 			eng_fail(e, rc);
 			return NULL;
-		}
-		for (x = 0; x < k; x++) {
-			struct cbuf *b = &e->b[(i + x) % NBUF];
-
-			journal_chunk(e->j, e->m, i + x, &src, &dst, &len);
-			b->crc = crc32_update(0, b->mem + PA_JOURNAL_BLOCK, (size_t)len);
 		}
 		pthread_mutex_lock(&e->mu);
 		for (x = 0; x < k; x++, i++) {
@@ -228,14 +228,10 @@ static void *writer(void *arg)
 			eng_wait(e, T_WRITER);
 		/* never overwrite the source of a chunk that is not safe */
 		while (!e->err && victim >= 0 && !eng_safe(e, (uint64_t)victim)) {
-			if (e->flushed <= (uint64_t)victim) {
-				e->want = true;
-				eng_wake(e, T_FLUSHER);
-			}
-			if (e->known <= (uint64_t)victim) {
-				e->jwant = true;
-				eng_wake(e, T_JOURNAL);
-			}
+			if (e->flushed <= (uint64_t)victim)
+				eng_ask(e, &e->want, T_FLUSHER);
+			if (e->known <= (uint64_t)victim)
+				eng_ask(e, &e->jwant, T_JOURNAL);
 			eng_wait(e, T_WRITER);
 		}
 		if (e->err)
@@ -531,11 +527,6 @@ out:
 	return rc;
 }
 
-static uint32_t table_entry(const unsigned char le[4])
-{
-	return get_le32(le);
-}
-
 /*
  * Before a resume: which of the chunks past the newest record's `done` are
  * at their destinations?  The disk is flushed first (what its cache holds
@@ -566,7 +557,7 @@ static int settle(struct pa_mover *m, int dfd, struct pa_move_stats *st)
 		if (rc == 0)
 			rc = pread_all(m->fd, le, 4,
 				       journal_crc_pos(&m->j, m->prog.move, i));
-		if (rc == 0 && crc32_update(0, buf, (size_t)len) != table_entry(le))
+		if (rc == 0 && crc32_update(0, buf, (size_t)len) != get_le32(le))
 			break;
 	}
 	free(buf);
@@ -622,7 +613,7 @@ int move_verify(struct pa_mover *m, struct pa_writer *w, uint64_t *bad)
 				rc = pread_all(dfd, buf, (size_t)len, dst);
 			if (rc < 0)
 				break;
-			want = table_entry(le);
+			want = get_le32(le);
 			if (crc32_update(0, buf, (size_t)len) != want) {
 				*bad = dst;
 				rc = -EILSEQ;
