@@ -2,17 +2,19 @@
  * The data mover of fix --move-data (see move.h and core/journal.h): its
  * threads and the check of a resume; the journal file is in move.c.
  *
- * One move at a time.  Four threads share a few chunk buffers, each
- * handling the chunks strictly in processing order:
+ * One move at a time.  Five threads share a few chunk buffers, taking the
+ * chunks in processing order:
  *   reader   pread()s a chunk's source (O_DIRECT) and checksums it;
  *   journal  (the calling thread) writes the checksums of what has been
  *            read to the CRC table, with a progress record, and
  *            fdatasync()s the journal; a save move's chunks go to their
  *            ring slots in the same step;
- *   writer   pwrite()s a chunk to its destination (O_DIRECT) once the
- *            rules allow: a saved chunk at once, otherwise only when every
- *            chunk whose source the write overwrites is safe;
- *   flusher  fdatasync()s the disk behind the writer.
+ *   writers  (two, so that the device has two writes at a time) each
+ *            take the next chunk and pwrite() it to its destination
+ *            (O_DIRECT) once the rules allow: a saved chunk at once,
+ *            otherwise only when every chunk whose source the write
+ *            overwrites is safe;
+ *   flusher  fdatasync()s the disk behind the writers.
  * A chunk is safe once it is durably at its destination (the flusher's
  * prefix) and its checksum is durably in the table (the journal's prefix);
  * only then may another write overwrite its source or reuse its ring slot.
@@ -41,6 +43,9 @@
 #define CRC_CAP 4096u	  /* checksums read but not yet durably in the table */
 #define RBATCH 4u	  /* adjacent chunks read with one request */
 #define JBATCH (NBUF / 2) /* checksums per journal step of a record-only move */
+#ifndef NWRITE
+#define NWRITE 2 /* writes in flight, each from its own thread */
+#endif
 
 /* ---- the engine ---- */
 
@@ -67,8 +72,10 @@ struct eng {
 	pthread_cond_t cv[4];
 	struct cbuf b[NBUF];
 	uint32_t crcs[CRC_CAP];
-	uint64_t nread;	   /* chunks read and checksummed, in order */
-	uint64_t written;  /* chunks written, in order */
+	uint64_t nread;	  /* chunks read and checksummed, in order */
+	uint64_t next;	  /* the next chunk a writer takes */
+	uint64_t written; /* chunks written: a prefix, see writer() */
+	uint64_t mark[NWRITE];
 	uint64_t flushed;  /* chunks durably at their destinations */
 	uint64_t known;	   /* chunks whose checksums are durably in the table */
 	uint64_t redo_end; /* chunks before it were rewritten from the ring */
@@ -91,8 +98,12 @@ static void eng_wake(struct eng *e, int whom)
 	int k;
 
 	for (k = 0; k < 4; k++)
-		if (whom & (1 << k))
-			pthread_cond_signal(&e->cv[k]);
+		if (whom & (1 << k)) {
+			if (k == 1) /* the writers all wait for the next chunk */
+				pthread_cond_broadcast(&e->cv[k]);
+			else
+				pthread_cond_signal(&e->cv[k]);
+		}
 }
 
 static void eng_fail(struct eng *e, int rc)
@@ -211,31 +222,52 @@ static void *reader(void *arg)
 	return NULL;
 }
 
+/*
+ * May chunk @i, the next to be written, go to its destination now?  Asks
+ * the flusher or the journal for what its victim still lacks.
+ */
+static bool can_write(struct eng *e, uint64_t i)
+{
+	const struct cbuf *b = &e->b[i % NBUF];
+	int64_t victim = e->save ? -1 : journal_clobbers(e->j, e->m, i);
+
+	/* read; a save move's chunk once it is in its slot; a free mark */
+	if (b->idx != i || b->state != B_READ || (e->save && e->known <= i) ||
+	    i >= e->written + NWRITE)
+		return false;
+	/* never overwrite the source of a chunk that is not safe */
+	if (victim < 0 || eng_safe(e, (uint64_t)victim))
+		return true;
+	if (e->flushed <= (uint64_t)victim)
+		eng_ask(e, &e->want, T_FLUSHER);
+	if (e->known <= (uint64_t)victim)
+		eng_ask(e, &e->jwant, T_JOURNAL);
+	return false;
+}
+
+/*
+ * NWRITE of these, so that the device has that many writes at a time: each
+ * takes the next chunk once it may be written.  `written` is the prefix of
+ * the completed writes (a flush covers no chunk whose predecessor is still
+ * in flight); a chunk may complete before the one before it, so the marks
+ * of [written, written + NWRITE) say which did.
+ */
 static void *writer(void *arg)
 {
 	struct eng *e = arg;
 	uint64_t i, src, dst, len;
 
 	pthread_mutex_lock(&e->mu);
-	for (i = e->written; i < e->n && !e->err; i++) {
-		struct cbuf *b = &e->b[i % NBUF];
-		int64_t victim = e->save ? -1 : journal_clobbers(e->j, e->m, i);
+	while (!e->err && e->next < e->n) {
+		struct cbuf *b;
 		int rc;
 
-		/* a save move's chunk once it is in its slot */
-		while (!e->err &&
-		       !(b->idx == i && b->state == B_READ && (!e->save || e->known > i)))
+		if (!can_write(e, e->next)) {
 			eng_wait(e, T_WRITER);
-		/* never overwrite the source of a chunk that is not safe */
-		while (!e->err && victim >= 0 && !eng_safe(e, (uint64_t)victim)) {
-			if (e->flushed <= (uint64_t)victim)
-				eng_ask(e, &e->want, T_FLUSHER);
-			if (e->known <= (uint64_t)victim)
-				eng_ask(e, &e->jwant, T_JOURNAL);
-			eng_wait(e, T_WRITER);
+			continue;
 		}
-		if (e->err)
-			break;
+		i = e->next++;
+		b = &e->b[i % NBUF];
 		pthread_mutex_unlock(&e->mu);
 		journal_chunk(e->j, e->m, i, &src, &dst, &len);
 		rc = pwrite_all(e->dfd, b->mem + PA_JOURNAL_BLOCK, (size_t)len, dst);
@@ -244,10 +276,13 @@ static void *writer(void *arg)
 			return NULL;
 		}
 		pthread_mutex_lock(&e->mu);
-		e->written = i + 1;
+		e->mark[i % NWRITE] = i + 1;
+		while (e->written < e->next &&
+		       e->mark[e->written % NWRITE] == e->written + 1)
+			e->written++;
 		e->bytes += len;
 		b->state = B_FREE;
-		eng_wake(e, T_READER | T_FLUSHER);
+		eng_wake(e, T_READER | T_FLUSHER | T_WRITER);
 	}
 	pthread_mutex_unlock(&e->mu);
 	return NULL;
@@ -368,7 +403,7 @@ static int redo_ring(struct eng *e, struct pa_move_stats *st)
 	if (i > e->written)
 		rc = move_sync_fd(e->dfd);
 	if (rc == 0)
-		e->nread = e->written = e->flushed = e->redo_end = i;
+		e->nread = e->next = e->written = e->flushed = e->redo_end = i;
 	return rc;
 }
 
@@ -463,14 +498,15 @@ static int run_one(struct pa_mover *mv, int dfd, pa_move_cb cb, void *ctx,
 		   uint64_t total)
 {
 	struct eng e = {.mv = mv, .j = &mv->j, .m = mv->prog.move, .dfd = dfd};
-	pthread_t tr, tw, tf;
-	bool have_r = false, have_w = false, have_f = false;
+	pthread_t tr, tw[NWRITE], tf;
+	bool have_r = false, have_f = false;
+	int have_w = 0;
 	uint64_t w;
 	int rc = 0, k;
 
 	e.n = journal_nchunks(e.j, e.m);
 	e.save = e.j->v[e.m].save;
-	e.nread = e.written = e.flushed = e.known = e.redo_end = mv->prog.done;
+	e.nread = e.next = e.written = e.flushed = e.known = e.redo_end = mv->prog.done;
 	if (e.save) {
 		e.trigger = e.j->ring / 2;
 	} else {
@@ -497,15 +533,16 @@ static int run_one(struct pa_mover *mv, int dfd, pa_move_cb cb, void *ctx,
 		pthread_cond_init(&e.cv[k], NULL);
 	have_f = pthread_create(&tf, NULL, flusher, &e) == 0;
 	have_r = pthread_create(&tr, NULL, reader, &e) == 0;
-	have_w = pthread_create(&tw, NULL, writer, &e) == 0;
-	if (!have_r || !have_w || !have_f)
+	while (have_w < NWRITE && pthread_create(&tw[have_w], NULL, writer, &e) == 0)
+		have_w++;
+	if (!have_r || have_w < NWRITE || !have_f)
 		eng_fail(&e, -EAGAIN);
 
 	rc = drive(&e, cb, ctx, st, t0, *done_before, total);
 	if (have_r)
 		pthread_join(tr, NULL);
-	if (have_w)
-		pthread_join(tw, NULL);
+	while (have_w > 0)
+		pthread_join(tw[--have_w], NULL);
 	if (have_f)
 		pthread_join(tf, NULL);
 	for (k = 0; k < 4; k++)

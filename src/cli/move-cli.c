@@ -398,10 +398,9 @@ int cli_move_run(const struct cli_move_opts *mo, const struct pa_dev *dev,
 		       st.redone ? size_human_iec(st.redone, b, sizeof(b)) : "",
 		       st.redone ? " redone from the journal)" : "");
 	if (report && st.checked)
-		printf("%s: %" PRIu64 " of the %" PRIu64
-		       " chunks past the journal's last "
-		       "progress record were at their new place (read back against their "
-		       "checksums); the move went on from there\n",
+		/* one line of an 80-column terminal for a /dev/sdX name */
+		printf("%s: %" PRIu64 " of %" PRIu64
+		       " chunks past the last progress record were in place\n",
 		       dev->path, st.found, st.checked);
 	if (mo->verify) {
 		rc = move_verify(*mv, w, &bad);

@@ -53,10 +53,10 @@ for bs in 512 4096; do
 		expect_rc 137 "power cut at the disk's flush $at ($bs)"
 		run_pa resume --journal "$J" --backup-dir "$BK" "$d"
 		expect_rc 1 "resume after the cut at the disk's flush $at ($bs)"
-		# "X of the Y chunks past the journal's last progress record were at
-		# their new place": the first flush's chunks were all held (nothing of
-		# the disk was flushed before), so none of them may count as in place
-		found=$(sed -n 's/.*: \([0-9]*\) of the \([0-9]*\) chunks past the journal.s last progress record were at their new place.*/\1 \2/p' "$T_TMP/out")
+		# "X of Y chunks past the last progress record were in place": the
+		# first flush's chunks were all held (nothing of the disk was flushed
+		# before), so none of them may count as in place
+		found=$(sed -n 's/.*: \([0-9]*\) of \([0-9]*\) chunks past the last progress record were in place$/\1 \2/p' "$T_TMP/out")
 		set -- ${found:-0 0}
 		[ "$1" -le "$2" ] || fail "cut at $at ($bs): found $1 of $2"
 		if [ "$cut" != "$at" ]; then

@@ -689,9 +689,13 @@ static void test_chunks_and_clobbers_brute_force(void **state)
  * the journal's steps happen at random moments, as the flusher and the
  * journal thread run on their own; the write rule is the mover's (a
  * chunk's source or slot is destroyed only once the chunk is safe: flushed
- * and its checksum recorded).  The resume follows the mover: read the
- * chunks [done, known) back against their checksums and start at the first
- * that differs, replay the ring while its slots are valid, then copy.
+ * and its checksum recorded).  Two writes may be in flight, as from the
+ * mover's two writers: a chunk's write is at times held back until the
+ * next chunk's has landed, and the written count is the prefix of the
+ * writes that landed, so a flush may make a chunk durable while the one
+ * before it is not.  The resume follows the mover: read the chunks
+ * [done, known) back against their checksums and start at the first that
+ * differs, replay the ring while its slots are valid, then copy.
  */
 #define MS 160 /* sectors */
 
@@ -706,6 +710,11 @@ struct model {
 		uint64_t chunk;
 		int data[64];
 	} ring[4];
+	struct {
+		bool on;
+		uint64_t chunk, dst, len; /* sectors */
+		int data[64];
+	} held; /* a write in flight: a crash may land any part of it */
 };
 
 /* The engine's volatile counters of one run. */
@@ -727,6 +736,10 @@ static void m_crash(struct model *m)
 	for (i = 0; i < MS; i++)
 		if (m->dirty[i] && rand() % 2)
 			m->disk[i] = m->cache[i];
+	for (i = 0; m->held.on && i < m->held.len; i++)
+		if (rand() % 2)
+			m->disk[m->held.dst + i] = m->held.data[i];
+	m->held.on = false;
 	memcpy(m->cache, m->disk, sizeof(m->disk));
 	memset(m->dirty, 0, sizeof(m->dirty));
 }
@@ -768,6 +781,15 @@ static void m_journal(struct model *m, struct mrun *r)
 static bool m_safe(const struct mrun *r, uint64_t k)
 {
 	return r->flushed > k && r->known > k;
+}
+
+/* The held write lands; with the next chunk's landed already, both count. */
+static void m_land(struct model *m, struct mrun *r, uint64_t upto)
+{
+	if (m->held.on)
+		m_write(m, m->held.dst, m->held.data, m->held.len);
+	m->held.on = false;
+	r->written = upto;
 }
 
 /* The resume point: the first chunk past `done` not at its destination. */
@@ -821,6 +843,8 @@ static bool m_run(struct model *m, const struct pa_journal *j, long budget)
 
 		/* the ring slot of chunk i - ring is reused: that chunk must be safe */
 		if (save && i >= j->ring && !m_safe(&r, i - j->ring)) {
+			if (m->held.on && i - j->ring >= m->held.chunk)
+				m_land(m, &r, i);
 			m_disk_flush(m, &r);
 			m_journal(m, &r);
 			STEP();
@@ -840,6 +864,11 @@ static bool m_run(struct model *m, const struct pa_journal *j, long budget)
 			m_journal(m, &r);
 			STEP();
 		}
+		/* a victim still in flight: the writers wait for it to land */
+		if (m->held.on && victim >= 0 && (uint64_t)victim >= m->held.chunk) {
+			m_land(m, &r, i);
+			STEP();
+		}
 		if (victim >= 0 && !m_safe(&r, (uint64_t)victim)) {
 			if (r.flushed <= (uint64_t)victim) {
 				m_disk_flush(m, &r);
@@ -850,14 +879,29 @@ static bool m_run(struct model *m, const struct pa_journal *j, long budget)
 				STEP();
 			}
 		}
+		if (!m->held.on && rand() % 2) {
+			/* in flight while the next chunk is written */
+			m->held.on = true;
+			m->held.chunk = i;
+			m->held.dst = dst / S512;
+			m->held.len = len / S512;
+			memcpy(m->held.data, buf, sizeof(buf));
+			continue;
+		}
 		m_write(m, dst / S512, buf, len / S512);
-		r.written = i + 1;
+		if (!m->held.on)
+			r.written = i + 1;
 		STEP();
+		if (m->held.on) {
+			m_land(m, &r, i + 1);
+			STEP();
+		}
 		if (rand() % 3 == 0) {
 			m_disk_flush(m, &r);
 			STEP();
 		}
 	}
+	m_land(m, &r, n);
 	m_disk_flush(m, &r);
 	STEP();
 	m_journal(m, &r);
