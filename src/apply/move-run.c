@@ -72,15 +72,15 @@ struct eng {
 	pthread_cond_t cv[4];
 	struct cbuf b[NBUF];
 	uint32_t crcs[CRC_CAP];
-	uint64_t nread;	  /* chunks read and checksummed, in order */
-	uint64_t next;	  /* the next chunk a writer takes */
-	uint64_t written; /* chunks written: a prefix, see writer() */
-	uint64_t mark[NWRITE];
-	uint64_t flushed;  /* chunks durably at their destinations */
-	uint64_t known;	   /* chunks whose checksums are durably in the table */
-	uint64_t redo_end; /* chunks before it were rewritten from the ring */
-	bool want;	   /* the writer waits for a flush */
-	bool jwant;	   /* the writer waits for the journal */
+	uint64_t nread;	       /* chunks read and checksummed, in order */
+	uint64_t next;	       /* the next chunk a writer takes */
+	uint64_t written;      /* chunks written: a prefix, see writer() */
+	uint64_t mark[NWRITE]; /* chunk i + 1 at i % NWRITE once i's write completed */
+	uint64_t flushed;      /* chunks durably at their destinations */
+	uint64_t known;	       /* chunks whose checksums are durably in the table */
+	uint64_t redo_end;     /* chunks before it were rewritten from the ring */
+	bool want;	       /* the writer waits for a flush */
+	bool jwant;	       /* the writer waits for the journal */
 	int err;
 	uint64_t bytes; /* written by this run */
 };
@@ -99,7 +99,8 @@ static void eng_wake(struct eng *e, int whom)
 
 	for (k = 0; k < 4; k++)
 		if (whom & (1 << k)) {
-			if (k == 1) /* the writers all wait for the next chunk */
+			if ((1 << k) ==
+			    T_WRITER) /* all writers wait for the next chunk */
 				pthread_cond_broadcast(&e->cv[k]);
 			else
 				pthread_cond_signal(&e->cv[k]);
