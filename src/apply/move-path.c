@@ -208,9 +208,9 @@ int move_journal_durable(const char *dir, const char **fstype)
 	return 0;
 }
 
-int move_journal_find_any(const struct pa_dev *whole, char **path)
+int move_journal_find_any(const char *dir, const struct pa_dev *whole, char **path,
+			  uint64_t *move_id)
 {
-	const char *dir = move_journal_dir_default();
 	char *id = apply_disk_id(whole), *prefix = NULL;
 	struct dirent *de;
 	DIR *dd;
@@ -238,6 +238,7 @@ int move_journal_find_any(const struct pa_dev *whole, char **path)
 		/* a journal, not a pointer left to one that is gone */
 		if (journal_move_id(p, &mid)) {
 			*path = p;
+			*move_id = mid;
 			rc = 1;
 		} else {
 			free(p);

@@ -27,6 +27,8 @@ static const char *jdir(const struct cli_move_opts *mo)
 	return mo && mo->journal_dir ? mo->journal_dir : move_journal_dir_default();
 }
 
+static bool same_dir(const char *a, const char *b);
+
 /* Replace any refusal by @why: an unfinished move or a misplaced journal outranks all. */
 static int refuse_over(struct pa_plan *p, char *why)
 {
@@ -104,7 +106,8 @@ static char *foreign_journal(const struct pa_journal *j, const struct pa_table *
 }
 
 int cli_move_prepare(const struct cli_move_opts *mo, const struct pa_plan_opts *po,
-		     const struct pa_dev *dev, struct pa_plan *p, struct pa_mover **mv)
+		     const struct pa_devlist *l, const struct pa_dev *dev,
+		     struct pa_plan *p, struct pa_mover **mv)
 {
 	const struct pa_table *t = &p->table;
 	char *path = NULL, *why, idt[24];
@@ -113,6 +116,9 @@ int cli_move_prepare(const struct cli_move_opts *mo, const struct pa_plan_opts *
 	if (!t->marked) {
 		/* a 0.1 journal: its move left no marker, so only that journal knows */
 		rc = move_journal_find(jdir(mo), dev, &path);
+		if (rc == 0 && cli_move_warn_stray(jdir(mo), dev, l) == 0 &&
+		    !same_dir(jdir(mo), move_journal_dir_default()))
+			cli_move_warn_stray(move_journal_dir_default(), dev, l);
 		if (rc <= 0)
 			return rc;
 		rc = refuse_over(

@@ -27,10 +27,12 @@ struct cli_move_opts {
  * the marker records is looked for (the marker's path, --journal DIR, the
  * default directory), opened into *mv, and the plan rebuilt from it --
  * without it the disk is refused, naming the move.  A 0.1 journal name
- * for the disk refuses it too.  0 or -errno.
+ * for the disk refuses it too; a journal left over on an unmarked disk is
+ * warned about (cli_move_warn_stray, @l the host's devices).  0 or -errno.
  */
 int cli_move_prepare(const struct cli_move_opts *mo, const struct pa_plan_opts *po,
-		     const struct pa_dev *dev, struct pa_plan *p, struct pa_mover **mv);
+		     const struct pa_devlist *l, const struct pa_dev *dev,
+		     struct pa_plan *p, struct pa_mover **mv);
 
 /*
  * After the in-use checks: refuse a journal directory on the disk being
@@ -60,6 +62,18 @@ int cli_move_run(const struct cli_move_opts *mo, const struct pa_dev *dev,
 
 /* The new table is written: remove the journal. */
 void cli_move_done(const struct pa_dev *dev, struct pa_mover *mv);
+
+/*
+ * A journal named for @w in @dir, on a disk that records no move: a crash
+ * came after the journal was made and before the disk was marked, or after
+ * the final table and before the journal was removed.  Warns that nothing
+ * of that move is left to do on this disk, and removes nothing: a copy of
+ * the disk (the same GUIDs) may carry that move; the warning names the disk
+ * of @l (may be NULL) that does, when its marker is known.  1 when one was
+ * found.
+ */
+int cli_move_warn_stray(const char *dir, const struct pa_dev *w,
+			const struct pa_devlist *l);
 
 /* check: warn about each (named) disk with an unfinished move; returns exit bits. */
 int cli_move_warn_pending(const struct pa_devlist *l, char **names, int nnames);

@@ -5,6 +5,7 @@
  */
 #include "config.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,72 @@ static const struct pa_dev *marked_part(const struct pa_devlist *l,
 	return NULL;
 }
 
+/*
+ * Where the partition types of @w came from: 2 its own table (--probe read
+ * it), 1 udev's database, 0 neither (no partition, or nothing known).
+ */
+static int types_seen(const struct pa_devlist *l, const struct pa_dev *w)
+{
+	bool any = false, disk = true, udev = true;
+	size_t i;
+
+	for (i = 0; i < l->n; i++) {
+		const struct pa_dev *p = l->v[i];
+
+		if (p->disk != w || p->kind != PA_KIND_PART)
+			continue;
+		any = true;
+		/* an entry only the on-disk table has was read from it */
+		disk &= p->ondisk_checked || p->kernel_missing;
+		udev &= p->part_scheme != NULL;
+	}
+	return !any ? 0 : disk ? 2 : udev ? 1 : 0;
+}
+
+/* Another disk of @l whose GPT entry names move @id (its marker), or NULL. */
+static const struct pa_dev *carrier(const struct pa_devlist *l, const struct pa_dev *w,
+				    uint64_t id)
+{
+	char name[sizeof(PA_MOVE_NAME_PREFIX) + 16];
+	size_t i;
+
+	snprintf(name, sizeof(name), PA_MOVE_NAME_PREFIX "%016" PRIx64, id);
+	for (i = 0; l && i < l->n; i++) {
+		const struct pa_dev *p = l->v[i];
+
+		if (p->disk && p->disk != w && marker_type_is_move(p->part_type) &&
+		    p->part_name && strcmp(p->part_name, name) == 0)
+			return p->disk;
+	}
+	return NULL;
+}
+
+int cli_move_warn_stray(const char *dir, const struct pa_dev *w,
+			const struct pa_devlist *l)
+{
+	const struct pa_dev *c;
+	uint64_t id;
+	char *path;
+	int rc = move_journal_find_any(dir, w, &path, &id);
+
+	if (rc <= 0)
+		return rc;
+	c = carrier(l, w, id);
+	if (c)
+		msg_warn(w->path,
+			 "the move journal %s (move %016" PRIx64 ") is not this "
+			 "disk's: %s, a copy of it, carries that move",
+			 path, id, c->path);
+	else
+		msg_warn(w->path,
+			 "the move journal %s (move %016" PRIx64 ") is left over: the "
+			 "disk records no unfinished move; remove the file unless a "
+			 "copy of this disk carries that move",
+			 path, id);
+	free(path);
+	return 1;
+}
+
 int cli_move_warn_pending(const struct pa_devlist *l, char **names, int nnames)
 {
 	const char *dir = move_journal_dir_default();
@@ -35,7 +102,9 @@ int cli_move_warn_pending(const struct pa_devlist *l, char **names, int nnames)
 	for (i = 0; i < l->n; i++) {
 		const struct pa_dev *w = l->v[i], *mp;
 		bool named = nnames == 0;
+		uint64_t id;
 		char *path;
+		int seen;
 
 		if (!device_is_whole(w))
 			continue;
@@ -61,14 +130,26 @@ int cli_move_warn_pending(const struct pa_devlist *l, char **names, int nnames)
 			status |= PA_EXIT_MISALIGNED;
 			continue;
 		}
-		if (move_journal_find_any(w, &path) > 0) {
-			msg_warn(w->path,
-				 "an unfinished data move: its journal %s is there "
-				 "(check --probe "
-				 "reads the disk's own record): finish it with "
-				 "'partalign resume "
-				 "%s'",
-				 path, w->path);
+		seen = types_seen(l, w);
+		if (seen == 2) {
+			/* the disk's own table has no marker: a journal is left over */
+			cli_move_warn_stray(dir, w, l);
+			continue;
+		}
+		if (move_journal_find_any(dir, w, &path, &id) > 0) {
+			if (seen == 1)
+				msg_warn(w->path,
+					 "the move journal %s (move %016" PRIx64
+					 ") names this disk, and udev's database shows "
+					 "no move marker on it: 'partalign check --probe "
+					 "%s' reads the disk's own table",
+					 path, id, w->path);
+			else
+				msg_warn(w->path,
+					 "an unfinished data move: its journal %s is "
+					 "there (check --probe reads the disk's own "
+					 "record): finish it with 'partalign resume %s'",
+					 path, w->path);
 			status |= PA_EXIT_MISALIGNED;
 			free(path);
 			continue;

@@ -454,7 +454,8 @@ static int prepare(const struct fix_opts *o, const char *arg, struct fix_job *j)
 			rc = plan_compute(&t, &dev->topo, &o->plan, &j->plan);
 		}
 		if (rc == 0)
-			rc = cli_move_prepare(&o->move, &o->plan, dev, &j->plan, &j->mv);
+			rc = cli_move_prepare(&o->move, &o->plan, l, dev, &j->plan,
+					      &j->mv);
 	}
 	if (rc == 0 && o->move.resume_only && !j->plan.table.marked && !j->plan.refusal) {
 		j->planned = true;

@@ -121,7 +121,7 @@ static int probe_plan(struct run *r, const struct pa_dev *dev, struct pa_plan *p
 	}
 	/* an unfinished move refuses the disk, as in plan */
 	if (rc == 0)
-		rc = cli_move_prepare(&mo, &po, dev, p, &mv);
+		rc = cli_move_prepare(&mo, &po, &r->devs, dev, p, &mv);
 	if (rc < 0) {
 		msg_diags(&msgs);
 		msg_err(dev->path, -rc, "cannot read the partition table");

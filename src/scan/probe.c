@@ -181,10 +181,16 @@ int scan_probe_disk(struct pa_devlist *l, struct pa_dev *w, struct pa_diags *dia
 			blkid_partition bp = blkid_partlist_get_partition(parts, k);
 
 			if ((unsigned int)blkid_partition_get_partno(bp) == p->partno) {
-				/* the table knows what udev would have told */
-				if (!p->part_name && blkid_partition_get_name(bp))
+				disk_type(p, bp);
+				/* the table knows what udev would have told; the name
+				   of a marked entry (the move id) is the disk's */
+				if ((!p->part_name ||
+				     marker_type_is_move(p->part_type)) &&
+				    blkid_partition_get_name(bp)) {
+					free(p->part_name);
 					p->part_name =
 					    strdup(blkid_partition_get_name(bp));
+				}
 				if (!p->part_uuid && blkid_partition_get_uuid(bp))
 					p->part_uuid =
 					    strdup(blkid_partition_get_uuid(bp));
@@ -192,7 +198,6 @@ int scan_probe_disk(struct pa_devlist *l, struct pa_dev *w, struct pa_diags *dia
 				if (!p->ondisk_uuid && blkid_partition_get_uuid(bp))
 					p->ondisk_uuid =
 					    strdup(blkid_partition_get_uuid(bp));
-				disk_type(p, bp);
 				p->ondisk_found = true;
 				p->ondisk_start =
 				    (uint64_t)blkid_partition_get_start(bp) * 512;

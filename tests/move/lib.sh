@@ -146,6 +146,16 @@ fill_raw() {
 	blockdev --flushbufs "$node"
 }
 
+# disk_sum DEV -> sha256 of the whole disk, read past the page cache
+disk_sum() {
+	dd if="$1" bs=1M iflag=direct status=none | sha256sum | cut -d' ' -f1
+}
+
+# unchanged DEV SUM WHAT: the whole disk, byte for byte
+unchanged() {
+	[ "$(disk_sum "$1")" = "$2" ] || fail "$3 changed the disk"
+}
+
 # The journal files left in $J.
 journals() {
 	find "$J" -name '*.journal' | wc -l

@@ -101,6 +101,8 @@ after_crash() {
 			# the table is the old one, and the journal is never used
 			grep -q "nothing to resume" "$T_TMP/out" ||
 				fail "crash $k ($first): resume exit 0: $(cat "$T_TMP/out")"
+			grep -qF "the move journal $stray (move" "$T_TMP/err" ||
+				fail "crash $k ($first): the journal left over is not named: $(cat "$T_TMP/err")"
 			[ "$(sums_of "${DEV[$bs]}" 1 2)" = "${SUMS[$bs]}" ] ||
 				fail "crash $k ($first): data moved on a disk that records no move"
 			! sfdisk -d "${DEV[$bs]}" | grep -i "type=$MOVE_TYPE" >/dev/null ||

@@ -18,15 +18,6 @@ SHIM="$top_builddir/tests/move/.libs/faultshim.so"
 [ -f "$SHIM" ] || SHIM="$top_builddir/tests/move/faultshim.so"
 [ -f "$SHIM" ] || skip "no fault shim (make check builds it)"
 
-sum() {
-	dd if="$1" bs=1M iflag=direct status=none | sha256sum | cut -d' ' -f1
-}
-
-# unchanged DEV SUM WHAT: the whole disk, byte for byte
-unchanged() {
-	[ "$(sum "$1")" = "$2" ] || fail "$3 changed the disk"
-}
-
 # a killed move: 40 counted writes or flushes in, with the journal in $1
 # (PARTALIGN_MOVE_RECORD_MIN in the environment picks the record-only mode)
 killed_move() {
@@ -60,7 +51,7 @@ mid=${mid##*-}
 	fail "the table moved before the data did"
 snapshot "$dev" "$T_TMP/killed.snap"
 cp -a "$J1" "$T_TMP/j1.saved"
-s=$(sum "$dev")
+s=$(disk_sum "$dev")
 
 # every command on a disk whose move cannot be proven: nothing written
 refusals() {
@@ -147,7 +138,7 @@ expect_rc 1 "resume with the journal"
 [ "$(sums_of "$dev" 1)" = "$want" ] || fail "content differs after resume"
 run_pa check --probe "$dev"
 expect_rc 0 "check after the resume"
-s=$(sum "$dev")
+s=$(disk_sum "$dev")
 run_pa restore --yes --backup-dir "$BK" "$bk" "$dev"
 expect_rc 8 "restore of the pre-move backup over the moved data"
 expect_err "was taken before data move $mid" "restore of the pre-move backup"
@@ -155,7 +146,7 @@ unchanged "$dev" "$s" "restore of the pre-move backup"
 
 echo "# a journal directory on tmpfs is refused before anything is written"
 restore_snapshot "$dev" "$T_TMP/seed.snap"
-s=$(sum "$dev")
+s=$(disk_sum "$dev")
 cat >"$T_TMP/tmpfs.sh" <<EOF
 mkdir -p "$T_TMP/shm" && mount -t tmpfs none "$T_TMP/shm" || exit 99
 "$PARTALIGN" fix --yes --move-data --quiet --journal "$T_TMP/shm/j" --backup-dir "$BK" "$dev"
@@ -176,7 +167,7 @@ killed_move "$J1" # on $dev
 jf=$(find "$J1" -name '*.journal')
 mid=${jf%.journal}
 mid=${mid##*-}
-tsum=$(sum "$twin")
+tsum=$(disk_sum "$twin")
 # the twin carries no marker: nothing to resume there, whatever --journal says
 run_pa resume --quiet --journal "$J1" --backup-dir "$BK" "$twin"
 expect_rc 0 "resume on the twin"
@@ -190,7 +181,7 @@ dev=$twin
 RECORD_MIN=1048576 killed_move "$J3" # this one records progress only, no chunk saved
 grep -qa ' record 65536$' "$(find "$J3" -name '*.journal')" ||
 	fail "the twin's move is not record-only: $(head -c 600 "$(find "$J3" -name '*.journal')")"
-tsum=$(sum "$twin")
+tsum=$(disk_sum "$twin")
 find "$J" -name '*.journal' -type l -delete # no pointers: only the other disk's journal
 run_pa resume --quiet --journal "$J1" --backup-dir "$BK" "$twin"
 expect_rc 4 "the twin with the other disk's journal"

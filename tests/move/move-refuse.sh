@@ -11,21 +11,17 @@ need_cmd mount umount
 
 SHIM="$top_builddir/tests/move/faultshim.so"
 
-# unchanged DEV SUM WHAT
+# unchanged DEV SUM WHAT: the whole disk, byte for byte, and no journal left
 unchanged() {
-	[ "$(sha256sum <"$1" | cut -d' ' -f1)" = "$2" ] || fail "$3 changed the disk"
+	[ "$(disk_sum "$1")" = "$2" ] || fail "$3 changed the disk"
 	[ "$(journals)" = 0 ] || [ -n "${KEEP_JOURNAL:-}" ] || fail "$3 left a journal"
-}
-
-sum() {
-	sha256sum <"$1" | cut -d' ' -f1
 }
 
 echo "# no room at the end: grow the LUN"
 # 64 MiB disk, GPT on 512: the last usable sector is 131038; partition 1 fills it from 34
 dev=$(mkdisk full 64M 512 'label: gpt\nfirst-lba: 34\nstart=34, size=131005')
 fill_raw "$dev" 1
-s=$(sum "$dev")
+s=$(disk_sum "$dev")
 pa_move "$dev"
 expect_rc 4 "no room"
 expect_err "no room to move partition 1 to an aligned start: grow the LUN by 2.0 MiB (2079744 bytes)" "no room"
@@ -37,7 +33,7 @@ jq -r '.plan[].refused' "$T_TMP/out" | grep "grow the LUN by 2.0 MiB (2079744 by
 
 echo "# no room between partitions: free space after partition 1"
 dev=$(mkdisk between 64M 512 'label: gpt\nfirst-lba: 34\nstart=34, size=22528\nstart=24576, size=8192')
-s=$(sum "$dev")
+s=$(disk_sum "$dev")
 pa_move "$dev"
 expect_rc 4 "no room between"
 expect_err "free 1 MiB after partition 1" "no room between"
@@ -54,7 +50,7 @@ umount "$mnt"
 # read-only: the file system writes nothing while mounted, the disk stays comparable
 mount -o ro,noload "$(pnode "$dev" 2)" "$mnt"
 at_exit "umount '$mnt' 2>/dev/null"
-s=$(sum "$dev")
+s=$(disk_sum "$dev")
 pa_move "$dev"
 expect_rc 4 "in use"
 expect_err "is mounted on $mnt" "in use"
@@ -80,7 +76,7 @@ FS_JOURNAL="$J" FS_AT=40 FS_MODE=kill LD_PRELOAD="$SHIM" PARTALIGN_MOVE_CHUNK=65
 expect_rc 137 "the interrupted move"
 [ "$(journals)" = 1 ] || fail "no journal after the interrupted move"
 jf=$(find "$J" -name '*.journal')
-s=$(sum "$dev")
+s=$(disk_sum "$dev")
 KEEP_JOURNAL=1
 
 mid=${jf%.journal}
@@ -131,7 +127,7 @@ cp "$T_TMP/journal.good" "$jf"
 echo "# the journal of a table with another disk GUID is refused"
 snapshot "$dev" "$T_TMP/killed.snap"
 sgdisk --disk-guid=R "$dev" >/dev/null
-s2=$(sum "$dev")
+s2=$(disk_sum "$dev")
 pa_move "$dev"
 expect_rc 4 "another disk GUID"
 expect_err "is not this disk's: the journal is of the table gpt:" "another disk GUID"
