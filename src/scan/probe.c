@@ -66,9 +66,11 @@ static void disk_type(struct pa_dev *p, blkid_partition bp)
 	p->part_type = strdup(t);
 }
 
-static int add_ondisk_only(struct pa_devlist *l, struct pa_dev *w, unsigned int partno,
-			   uint64_t start, uint64_t size)
+static int add_ondisk_only(struct pa_devlist *l, struct pa_dev *w, blkid_partition bp)
 {
+	unsigned int partno = (unsigned int)blkid_partition_get_partno(bp);
+	uint64_t start = (uint64_t)blkid_partition_get_start(bp) * 512;
+	uint64_t size = (uint64_t)blkid_partition_get_size(bp) * 512;
 	bool digit = isdigit((unsigned char)w->name[strlen(w->name) - 1]);
 	struct pa_dev *d = device_new();
 	int rc;
@@ -87,6 +89,10 @@ static int add_ondisk_only(struct pa_devlist *l, struct pa_dev *w, unsigned int 
 	d->ondisk_start = start;
 	d->ondisk_size = size;
 	d->kernel_missing = true;
+	/* its type and name from the table: a marked entry must be seen as one */
+	disk_type(d, bp);
+	if (blkid_partition_get_name(bp))
+		d->part_name = strdup(blkid_partition_get_name(bp));
 	if (asprintf(&d->name, "%s%s%u", w->name, digit ? "p" : "", partno) < 0)
 		d->name = NULL;
 	if (d->name && asprintf(&d->path, "/dev/%s", d->name) < 0)
@@ -215,9 +221,7 @@ int scan_probe_disk(struct pa_devlist *l, struct pa_dev *w, struct pa_diags *dia
 		for (i = 0; i < nkernel && !known; i++)
 			known = l->v[i]->disk == w && l->v[i]->partno == no;
 		if (!known)
-			rc = add_ondisk_only(
-			    l, w, no, (uint64_t)blkid_partition_get_start(bp) * 512,
-			    (uint64_t)blkid_partition_get_size(bp) * 512);
+			rc = add_ondisk_only(l, w, bp);
 	}
 
 	/* what each partition (or the whole device) holds */

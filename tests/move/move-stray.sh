@@ -113,6 +113,15 @@ expect_rc 137 "the twin's killed move"
 tj=$(find "$J" -name '*.journal')
 mid=${tj%.journal}
 mid=${mid##*-}
+# the kernel without the twin's partitions (no rescan yet): the marker is
+# read from the twin's table all the same, and its journal is no left-over
+partx -d "$twin"
+run_pa check --probe "$twin"
+expect_err "$twin: an unfinished data move $mid is recorded on the disk" \
+	"check --probe of the twin without its kernel partitions"
+! grep -q "left over" "$T_TMP/err" ||
+	fail "check --probe of the twin without its kernel partitions: $(cat "$T_TMP/err")"
+partx -a "$twin" 2>/dev/null || partx -u "$twin"
 # one disk id for both, as clones of a VM disk share a serial: the twin's
 # journal under the name of the first disk
 jf="${jf%-*}-$mid.journal"
