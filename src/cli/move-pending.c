@@ -28,12 +28,12 @@ static const struct pa_dev *marked_part(const struct pa_devlist *l,
 }
 
 /*
- * Where the partition types of @w came from: 2 its own table (--probe read
- * it), 1 udev's database, 0 neither (no partition, or nothing known).
+ * Were the partition types of @w read from its own table (--probe)?  udev's
+ * database is not enough: it may be older than the disk's marker.
  */
-static int types_seen(const struct pa_devlist *l, const struct pa_dev *w)
+static bool table_read(const struct pa_devlist *l, const struct pa_dev *w)
 {
-	bool any = false, disk = true, udev = true;
+	bool any = false, read = true;
 	size_t i;
 
 	for (i = 0; i < l->n; i++) {
@@ -43,10 +43,9 @@ static int types_seen(const struct pa_devlist *l, const struct pa_dev *w)
 			continue;
 		any = true;
 		/* an entry only the on-disk table has was read from it */
-		disk &= p->ondisk_checked || p->kernel_missing;
-		udev &= p->part_scheme != NULL;
+		read &= p->ondisk_checked || p->kernel_missing;
 	}
-	return !any ? 0 : disk ? 2 : udev ? 1 : 0;
+	return any && read;
 }
 
 /* Another disk of @l whose GPT entry names move @id (its marker), or NULL. */
@@ -104,7 +103,6 @@ int cli_move_warn_pending(const struct pa_devlist *l, char **names, int nnames)
 		bool named = nnames == 0;
 		uint64_t id;
 		char *path;
-		int seen;
 
 		if (!device_is_whole(w))
 			continue;
@@ -130,26 +128,17 @@ int cli_move_warn_pending(const struct pa_devlist *l, char **names, int nnames)
 			status |= PA_EXIT_MISALIGNED;
 			continue;
 		}
-		seen = types_seen(l, w);
-		if (seen == 2) {
+		if (table_read(l, w)) {
 			/* the disk's own table has no marker: a journal is left over */
 			cli_move_warn_stray(dir, w, l);
 			continue;
 		}
 		if (move_journal_find_any(dir, w, &path, &id) > 0) {
-			if (seen == 1)
-				msg_warn(w->path,
-					 "the move journal %s (move %016" PRIx64
-					 ") names this disk, and udev's database shows "
-					 "no move marker on it: 'partalign check --probe "
-					 "%s' reads the disk's own table",
-					 path, id, w->path);
-			else
-				msg_warn(w->path,
-					 "an unfinished data move: its journal %s is "
-					 "there (check --probe reads the disk's own "
-					 "record): finish it with 'partalign resume %s'",
-					 path, w->path);
+			msg_warn(w->path,
+				 "an unfinished data move: its journal %s is there "
+				 "(check --probe reads the disk's own record): finish "
+				 "it with 'partalign resume %s'",
+				 path, w->path);
 			status |= PA_EXIT_MISALIGNED;
 			free(path);
 			continue;
