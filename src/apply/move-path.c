@@ -224,7 +224,6 @@ int move_journal_find_any(const char *dir, const struct pa_dev *whole, char **pa
 	dd = opendir(dir);
 	while (dd && rc == 0 && (de = readdir(dd))) {
 		size_t len = strlen(de->d_name), pl = strlen(prefix);
-
 		uint64_t mid;
 		char *p;
 
@@ -238,7 +237,8 @@ int move_journal_find_any(const char *dir, const struct pa_dev *whole, char **pa
 		/* a journal, not a pointer left to one that is gone */
 		if (journal_move_id(p, &mid)) {
 			*path = p;
-			*move_id = mid;
+			if (move_id)
+				*move_id = mid;
 			rc = 1;
 		} else {
 			free(p);

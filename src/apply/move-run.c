@@ -99,8 +99,8 @@ static void eng_wake(struct eng *e, int whom)
 
 	for (k = 0; k < 4; k++)
 		if (whom & (1 << k)) {
-			if ((1 << k) ==
-			    T_WRITER) /* all writers wait for the next chunk */
+			/* all writers wait for the next chunk */
+			if ((1 << k) == T_WRITER)
 				pthread_cond_broadcast(&e->cv[k]);
 			else
 				pthread_cond_signal(&e->cv[k]);

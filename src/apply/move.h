@@ -52,7 +52,7 @@ int move_journal_find_move(const char *dir, uint64_t move_id, bool id32, const c
  * A journal (or pointer) of a move of @whole in @dir, by its name, with the
  * move id in its header: what `check` reports when it cannot see the disk's
  * marker, and what is left of a move the disk no longer records.  1 with
- * *path (malloc'd) and *move_id, 0, -ENOMEM.
+ * *path (malloc'd) and *move_id (unless @move_id is NULL), 0, -ENOMEM.
  */
 int move_journal_find_any(const char *dir, const struct pa_dev *whole, char **path,
 			  uint64_t *move_id);

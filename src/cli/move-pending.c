@@ -15,16 +15,21 @@
 #include "core/marker.h"
 #include "scan/scan.h"
 
-/* A partition of @w carries the move marker: its name tells the move id (GPT). */
+/*
+ * The first partition of @w (by number, not by the scan's order) that
+ * carries the move marker: its name tells the move id (GPT).
+ */
 static const struct pa_dev *marked_part(const struct pa_devlist *l,
 					const struct pa_dev *w)
 {
+	const struct pa_dev *m = NULL;
 	size_t i;
 
 	for (i = 0; i < l->n; i++)
-		if (l->v[i]->disk == w && marker_type_is_move(l->v[i]->part_type))
-			return l->v[i];
-	return NULL;
+		if (l->v[i]->disk == w && marker_type_is_move(l->v[i]->part_type) &&
+		    (!m || l->v[i]->partno < m->partno))
+			m = l->v[i];
+	return m;
 }
 
 /*
@@ -48,7 +53,10 @@ static bool table_read(const struct pa_devlist *l, const struct pa_dev *w)
 	return any && read;
 }
 
-/* Another disk of @l whose GPT entry names move @id (its marker), or NULL. */
+/*
+ * Another disk of @l (by device number: @l may be another scan than @w's)
+ * whose GPT entry names move @id (its marker), or NULL.
+ */
 static const struct pa_dev *carrier(const struct pa_devlist *l, const struct pa_dev *w,
 				    uint64_t id)
 {
@@ -59,8 +67,10 @@ static const struct pa_dev *carrier(const struct pa_devlist *l, const struct pa_
 	for (i = 0; l && i < l->n; i++) {
 		const struct pa_dev *p = l->v[i];
 
-		if (p->disk && p->disk != w && marker_type_is_move(p->part_type) &&
-		    p->part_name && strcmp(p->part_name, name) == 0)
+		if (p->disk &&
+		    (p->disk->major != w->major || p->disk->minor != w->minor) &&
+		    marker_type_is_move(p->part_type) && p->part_name &&
+		    strcmp(p->part_name, name) == 0)
 			return p->disk;
 	}
 	return NULL;
@@ -69,6 +79,7 @@ static const struct pa_dev *carrier(const struct pa_devlist *l, const struct pa_
 int cli_move_warn_stray(const char *dir, const struct pa_dev *w,
 			const struct pa_devlist *l)
 {
+	struct pa_devlist all = {0};
 	const struct pa_dev *c;
 	uint64_t id;
 	char *path;
@@ -77,6 +88,15 @@ int cli_move_warn_stray(const char *dir, const struct pa_dev *w,
 	if (rc <= 0)
 		return rc;
 	c = carrier(l, w, id);
+	if (!c) {
+		/* @l may hold only @w's neighbourhood (plan, fix, resume): every disk */
+		struct pa_scan_opts so = {0};
+		struct pa_diags diags = {0};
+
+		if (scan_devices(&so, &all, &diags) >= 0)
+			c = carrier(&all, w, id);
+		diags_free(&diags);
+	}
 	if (c)
 		msg_warn(w->path,
 			 "the move journal %s (move %016" PRIx64 ") is not this "
@@ -88,6 +108,7 @@ int cli_move_warn_stray(const char *dir, const struct pa_dev *w,
 			 "disk records no unfinished move; remove the file unless a "
 			 "copy of this disk carries that move",
 			 path, id);
+	devlist_free(&all);
 	free(path);
 	return 1;
 }
@@ -101,7 +122,6 @@ int cli_move_warn_pending(const struct pa_devlist *l, char **names, int nnames)
 	for (i = 0; i < l->n; i++) {
 		const struct pa_dev *w = l->v[i], *mp;
 		bool named = nnames == 0;
-		uint64_t id;
 		char *path;
 
 		if (!device_is_whole(w))
@@ -133,7 +153,7 @@ int cli_move_warn_pending(const struct pa_devlist *l, char **names, int nnames)
 			cli_move_warn_stray(dir, w, l);
 			continue;
 		}
-		if (move_journal_find_any(dir, w, &path, &id) > 0) {
+		if (move_journal_find_any(dir, w, &path, NULL) > 0) {
 			msg_warn(w->path,
 				 "an unfinished data move: its journal %s is there "
 				 "(check --probe reads the disk's own record): finish "

@@ -174,6 +174,30 @@ static char *prop_dup(const struct props *u, const char *key)
 	return v && len ? strndup(v, len) : NULL;
 }
 
+/*
+ * udev's blkid builtin writes some values (ID_PART_ENTRY_NAME) as
+ * blkid_encode_string() gives them: white space, a backslash and bytes that
+ * are not UTF-8 as "\xNN".  Back to the bytes, in place.
+ */
+static void udev_decode(char *s)
+{
+	static const char hex[] = "0123456789abcdef";
+	char *o = s;
+
+	while (*s) {
+		const char *h, *l;
+
+		if (s[0] == '\\' && s[1] == 'x' && s[2] && s[3] &&
+		    (h = strchr(hex, s[2] | 0x20)) && (l = strchr(hex, s[3] | 0x20))) {
+			*o++ = (char)((h - hex) << 4 | (l - hex));
+			s += 4;
+		} else {
+			*o++ = *s++;
+		}
+	}
+	*o = '\0';
+}
+
 /* First present of several properties. */
 static char *prop_first(const struct props *u, const char *const *keys)
 {
@@ -256,7 +280,6 @@ static int fill_props(const struct props *u, struct pa_dev *d, int syspath, bool
 	static const char *const serial_keys[] = {"ID_SCSI_SERIAL", "ID_SERIAL_SHORT",
 						  "ID_SERIAL", NULL};
 	static const char *const wwn_keys[] = {"ID_WWN_WITH_EXTENSION", "ID_WWN", NULL};
-	static const char *const name_keys[] = {"ID_PART_ENTRY_NAME", "PARTNAME", NULL};
 
 	d->fstype = prop_dup(u, "ID_FS_TYPE");
 	d->model = prop_dup(u, "ID_MODEL");
@@ -267,7 +290,12 @@ static int fill_props(const struct props *u, struct pa_dev *d, int syspath, bool
 	d->id_wwn_ext = prop_dup(u, "ID_WWN_WITH_EXTENSION");
 	if (part) {
 		d->part_scheme = prop_dup(u, "ID_PART_ENTRY_SCHEME");
-		d->part_name = prop_first(u, name_keys);
+		/* udev's encoded name, else the kernel's own as it is */
+		d->part_name = prop_dup(u, "ID_PART_ENTRY_NAME");
+		if (d->part_name)
+			udev_decode(d->part_name);
+		else
+			d->part_name = prop_dup(u, "PARTNAME");
 		d->part_uuid = prop_dup(u, "ID_PART_ENTRY_UUID");
 		d->part_type = prop_dup(u, "ID_PART_ENTRY_TYPE");
 		return 0;

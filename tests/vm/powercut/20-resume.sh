@@ -24,6 +24,11 @@ fi
 
 echo "=== table after the power cut"
 sfdisk -d "$dev"
+echo "=== udev's entries of its partitions (plain check reads these)"
+for p in "/sys/block/$data/$data"*; do
+	[ -e "$p/partition" ] || continue
+	echo "${p##*/}: $(udevadm info --query=property --name="${p##*/}" | grep '^ID_PART_ENTRY_\(TYPE\|NAME\)=' | tr '\n' ' ')"
+done
 # the default journal directory (in the initramfs) did not survive: check
 # finds the journal through PARTALIGN_JOURNAL
 PARTALIGN_JOURNAL=/mnt/j/journal partalign check "$dev" >/tmp/check1.out 2>&1
@@ -33,6 +38,21 @@ if [ $((rc & 4)) = 4 ] && grep -q 'unfinished data move' /tmp/check1.out; then
 	vm_pass "$label/check-unfinished" "check exits $rc and warns about the unfinished move"
 else
 	vm_fail "$label/check-unfinished" "check exits $rc: $(tr '\n' ' ' </tmp/check1.out)"
+fi
+# udev's entry of partition 1 shows the marker (unless the cut came before
+# it was written): check reports the move by its id, from udev's encoded name
+for mid in /mnt/j/journal/*.journal; do break; done
+mid=${mid%.journal}
+mid=${mid##*-}
+if udevadm info --query=property --name="${data}1" |
+	grep -qi '^ID_PART_ENTRY_TYPE=DB991ED2-F649-406F-B0F6-8BE79B36CD64$'; then
+	if grep -q "unfinished data move $mid is recorded on the disk (partition 1)" /tmp/check1.out; then
+		vm_pass "$label/check-move-id" "check names move $mid, from udev's database"
+	else
+		vm_fail "$label/check-move-id" "udev shows the marker, check does not name move $mid (partition 1): $(tr '\n' ' ' </tmp/check1.out)"
+	fi
+else
+	echo "udev's entry of ${data}1 shows no marker: the cut came before it"
 fi
 
 PARTALIGN_MOVE_CHUNK=4096 partalign resume --quiet --verify --journal /mnt/j/journal \
