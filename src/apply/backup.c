@@ -42,6 +42,7 @@
 #include "apply/label.h"
 #include "core/crc32.h"
 #include "shared/endian.h"
+#include "shared/hex.h"
 #include "shared/fileio.h"
 
 #define MAGIC1 "partalign-backup 1\n"
@@ -234,12 +235,11 @@ static bool parse_hex(const char *s, size_t digits, uint64_t *v)
 
 	*v = 0;
 	for (i = 0; i < digits; i++) {
-		static const char hex[] = "0123456789abcdef";
-		const char *p = s[i] ? strchr(hex, s[i]) : NULL;
+		int d = hex_digit(s[i]);
 
-		if (!p)
+		if (d < 0)
 			return false;
-		*v = *v << 4 | (uint64_t)(p - hex);
+		*v = *v << 4 | (uint64_t)d;
 	}
 	return s[digits] == '\0';
 }

@@ -13,6 +13,7 @@
 
 #include "core/crc32.h"
 #include "shared/endian.h"
+#include "shared/hex.h"
 #include "core/journal.h"
 
 #define MAGIC "partalign-journal 2\n"
@@ -135,15 +136,6 @@ static void hex_of(const unsigned char *b, size_t n, char *out)
 	out[2 * n] = '\0';
 }
 
-static int nibble(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	return -1;
-}
-
 static bool hex_to(const char *s, unsigned char *b, size_t n)
 {
 	size_t i;
@@ -151,7 +143,7 @@ static bool hex_to(const char *s, unsigned char *b, size_t n)
 	if (strlen(s) != 2 * n)
 		return false;
 	for (i = 0; i < n; i++) {
-		int hi = nibble(s[2 * i]), lo = nibble(s[2 * i + 1]);
+		int hi = hex_digit(s[2 * i]), lo = hex_digit(s[2 * i + 1]);
 
 		if (hi < 0 || lo < 0)
 			return false;
@@ -388,8 +380,8 @@ static int parse_entry(struct pa_journal *j, char **w, int nw)
 		}
 		return 0;
 	}
-	if (strlen(w[2]) != 4 || strncmp(w[2], "0x", 2) || nibble(w[2][2]) < 0 ||
-	    nibble(w[2][3]) < 0 || strcmp(w[3], "-") || strcmp(w[4], "-"))
+	if (strlen(w[2]) != 4 || strncmp(w[2], "0x", 2) || hex_digit(w[2][2]) < 0 ||
+	    hex_digit(w[2][3]) < 0 || strcmp(w[3], "-") || strcmp(w[4], "-"))
 		return -EBADMSG;
 	memcpy(v->entry.type, w[2], 5);
 	return 0;

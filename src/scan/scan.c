@@ -25,6 +25,7 @@
 
 #include "scan/scan.h"
 #include "shared/fileio.h"
+#include "shared/hex.h"
 
 /*
  * sysfs and the udev database are read directly, relative to one directory
@@ -177,19 +178,18 @@ static char *prop_dup(const struct props *u, const char *key)
 /*
  * udev's blkid builtin writes some values (ID_PART_ENTRY_NAME) as
  * blkid_encode_string() gives them: white space, a backslash and bytes that
- * are not UTF-8 as "\xNN".  Back to the bytes, in place.
+ * are not UTF-8 as "\xNN", in lowercase.  Back to the bytes, in place.
  */
 static void udev_decode(char *s)
 {
-	static const char hex[] = "0123456789abcdef";
 	char *o = s;
 
 	while (*s) {
-		const char *h, *l;
+		int h, l;
 
-		if (s[0] == '\\' && s[1] == 'x' && s[2] && s[3] &&
-		    (h = strchr(hex, s[2] | 0x20)) && (l = strchr(hex, s[3] | 0x20))) {
-			*o++ = (char)((h - hex) << 4 | (l - hex));
+		if (s[0] == '\\' && s[1] == 'x' && (h = hex_digit(s[2])) >= 0 &&
+		    (l = hex_digit(s[3])) >= 0) {
+			*o++ = (char)(h << 4 | l);
 			s += 4;
 		} else {
 			*o++ = *s++;
