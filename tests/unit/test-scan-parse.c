@@ -89,6 +89,38 @@ static void test_props(void **state)
 	device_free(d);
 }
 
+/*
+ * udev's ID_PART_ENTRY_NAME as blkid_encode_string() writes it: "\xNN"
+ * back to bytes; a backslash not followed by two lowercase hex digits is
+ * kept; the kernel's PARTNAME is never decoded.
+ */
+static void test_props_name(void **state)
+{
+	static const struct {
+		const char *uevent, *db, *want;
+	} v[] = {
+	    {"DEVTYPE=partition\n",
+	     "E:ID_PART_ENTRY_NAME=partalign-move\\x200123456789abcdef",
+	     "partalign-move 0123456789abcdef"},
+	    {"DEVTYPE=partition\n", "E:ID_PART_ENTRY_NAME=a\\x5cx20b", "a\\x20b"},
+	    {"DEVTYPE=partition\n", "E:ID_PART_ENTRY_NAME=end\\x2", "end\\x2"},
+	    {"DEVTYPE=partition\n", "E:ID_PART_ENTRY_NAME=up\\x2Fper", "up\\x2Fper"},
+	    {"DEVTYPE=partition\nPARTNAME=raw\\x20name\n", "", "raw\\x20name"},
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		struct pa_dev *d = device_new();
+
+		assert_non_null(d);
+		assert_int_equal(scan_props_parse(v[i].uevent, v[i].db, d), 0);
+		assert_non_null(d->part_name);
+		assert_string_equal(d->part_name, v[i].want);
+		device_free(d);
+	}
+}
+
 /* A DM_TABLE_STATUS reply with one target at @data_start (any alignment). */
 static size_t reply(unsigned char *buf, size_t len, unsigned int data_start,
 		    unsigned int count, const char *type, uint64_t sector_start,
@@ -210,9 +242,8 @@ static void test_dm_table(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_mountinfo),
-	    cmocka_unit_test(test_props),
-	    cmocka_unit_test(test_dm),
+	    cmocka_unit_test(test_mountinfo),  cmocka_unit_test(test_props),
+	    cmocka_unit_test(test_props_name), cmocka_unit_test(test_dm),
 	    cmocka_unit_test(test_dm_table),
 	};
 
