@@ -14,10 +14,11 @@
 #include "core/exitcodes.h"
 #include "core/marker.h"
 #include "scan/scan.h"
+#include "shared/hex.h"
 
 /*
  * The first partition of @w (by number, not by the scan's order) that
- * carries the move marker: its name tells the move id (GPT).
+ * carries the move marker.
  */
 static const struct pa_dev *marked_part(const struct pa_devlist *l,
 					const struct pa_dev *w)
@@ -30,6 +31,30 @@ static const struct pa_dev *marked_part(const struct pa_devlist *l,
 		    (!m || l->v[i]->partno < m->partno))
 			m = l->v[i];
 	return m;
+}
+
+/*
+ * The move id a marked partition @p tells, as the marker holds it, into
+ * @buf: GPT, the 16 digits of its name "partalign-move <id>"; dos, the 8 of
+ * the disk signature, which the partition's UUID "<signature>-<number>"
+ * starts with.  "" when it tells none.
+ */
+static const char *marked_id(const struct pa_dev *p, char *buf, size_t len)
+{
+	const size_t pl = sizeof(PA_MOVE_NAME_PREFIX) - 1;
+	const char *u = p->part_uuid;
+	size_t k = 0;
+
+	buf[0] = '\0';
+	if (p->part_name && strncmp(p->part_name, PA_MOVE_NAME_PREFIX, pl) == 0) {
+		snprintf(buf, len, "%s", p->part_name + pl);
+	} else if (p->part_scheme && strcmp(p->part_scheme, "dos") == 0 && u) {
+		while (k < 8 && hex_digit(u[k]) >= 0)
+			k++;
+		if (k == 8 && u[8] == '-')
+			snprintf(buf, len, "%.8s", u);
+	}
+	return buf;
 }
 
 /*
@@ -55,22 +80,26 @@ static bool table_read(const struct pa_devlist *l, const struct pa_dev *w)
 
 /*
  * Another disk of @l (by device number: @l may be another scan than @w's)
- * whose GPT entry names move @id (its marker), or NULL.
+ * whose marker names move @id, or NULL.  A dos marker holds the id's low
+ * 32 bits only.
  */
 static const struct pa_dev *carrier(const struct pa_devlist *l, const struct pa_dev *w,
 				    uint64_t id)
 {
-	char name[sizeof(PA_MOVE_NAME_PREFIX) + 16];
+	char want[17], low[9], got[32];
 	size_t i;
 
-	snprintf(name, sizeof(name), PA_MOVE_NAME_PREFIX "%016" PRIx64, id);
+	snprintf(want, sizeof(want), "%016" PRIx64, id);
+	snprintf(low, sizeof(low), "%08" PRIx32, (uint32_t)id);
 	for (i = 0; l && i < l->n; i++) {
 		const struct pa_dev *p = l->v[i];
 
-		if (p->disk &&
-		    (p->disk->major != w->major || p->disk->minor != w->minor) &&
-		    marker_type_is_move(p->part_type) && p->part_name &&
-		    strcmp(p->part_name, name) == 0)
+		if (!p->disk ||
+		    (p->disk->major == w->major && p->disk->minor == w->minor) ||
+		    !marker_type_is_move(p->part_type))
+			continue;
+		marked_id(p, got, sizeof(got));
+		if (strcmp(got, want) == 0 || (strlen(got) == 8 && strcmp(got, low) == 0))
 			return p->disk;
 	}
 	return NULL;
@@ -135,16 +164,13 @@ int cli_move_warn_pending(const struct pa_devlist *l, char **names, int nnames)
 		if (!named)
 			continue;
 		if ((mp = marked_part(l, w))) {
-			const char *name = mp->part_name;
-			size_t pl = sizeof(PA_MOVE_NAME_PREFIX) - 1;
-			bool idn = name && strncmp(name, PA_MOVE_NAME_PREFIX, pl) == 0;
+			char id[32];
 
+			marked_id(mp, id, sizeof(id));
 			msg_warn(w->path,
 				 "an unfinished data move%s%s is recorded on the disk "
-				 "(partition "
-				 "%u): finish it with 'partalign resume %s'",
-				 idn ? " " : "", idn ? name + pl : "", mp->partno,
-				 w->path);
+				 "(partition %u): finish it with 'partalign resume %s'",
+				 *id ? " " : "", id, mp->partno, w->path);
 			status |= PA_EXIT_MISALIGNED;
 			continue;
 		}

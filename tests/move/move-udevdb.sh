@@ -5,9 +5,11 @@
 # it, or it reports the move without its id and cannot match the marker to
 # a journal.  Two partitions carry the marker; the warning names the first
 # by number.  A third, unmoved, is named "my data": check's PARTLABEL shows
-# it decoded.  udev's own entries come from `udevadm test`, in a private
-# mount and PID namespace with a tmpfs on /run and /dev, so the host's
-# database and /dev are never touched.  The disk's table is read by sfdisk.
+# it decoded.  A dos disk records the id's low 32 bits as its signature,
+# which udev's partition UUID "<signature>-<number>" starts with: check
+# names those 8 digits.  udev's own entries come from `udevadm test`, in a
+# private mount and PID namespace with a tmpfs on /run and /dev, so the
+# host's database and /dev are never touched.  The disk's table is read by sfdisk.
 . "${top_srcdir:-.}/tests/lib/common.sh"
 need_no_sanitizers "the fault shim tests/move/faultshim.so"
 . "$top_srcdir/tests/move/lib.sh"
@@ -15,22 +17,8 @@ need_no_sanitizers "the fault shim tests/move/faultshim.so"
 need_shim
 need_cmd udevadm unshare
 MOVE_TYPE=DB991ED2-F649-406F-B0F6-8BE79B36CD64
-TABLE='label: gpt\nfirst-lba: 34\nstart=63, size=40960, name=data\nstart=43008, size=8192, name=more\nstart=53248, size=8192, name="my data"'
-
-dev=$(mkdisk udevdb 64M 512 "$TABLE")
-fill_raw "$dev" 1
-snapshot "$dev" "$T_TMP/seed.snap"
-FS_JOURNAL="$J" FS_AT=40 FS_MODE=kill LD_PRELOAD="$SHIM" PARTALIGN_MOVE_CHUNK=65536 pa_move "$dev"
-expect_rc 137 "the killed move"
-jf=$(find "$J" -name '*.journal')
-[ -n "$jf" ] || fail "the killed move left no journal"
-mid=${jf%.journal}
-mid=${mid##*-}
-sfdisk -d "$dev" >"$T_TMP/dump" || fail "sfdisk -d $dev"
-[ "$(grep -ci "type=$MOVE_TYPE.*name=\"partalign-move $mid\"" "$T_TMP/dump")" = 2 ] ||
-	fail "the killed move did not mark partitions 1 and 2 with move $mid: $(cat "$T_TMP/dump")"
-# the journal out of reach: only the disk (through udev) tells of the move
-mkdir "$T_TMP/empty"
+GPT='label: gpt\nfirst-lba: 34\nstart=63, size=40960, name=data\nstart=43008, size=8192, name=more\nstart=53248, size=8192, name="my data"'
+DOS='label: dos\nstart=63, size=40960, type=83\nstart=43008, size=8192, type=83\nstart=53248, size=8192, type=83'
 
 # ns_pa "DISKS" ARGS...: in a namespace of its own, udev's entries for DISKS
 # and their partitions (udevadm test), then partalign ARGS, as run_pa
@@ -59,35 +47,74 @@ ns_pa() {
 	PA_RC=$(cat "$T_TMP/rc")
 }
 
-d=${dev#/dev/}
-PARTALIGN_JOURNAL="$T_TMP/empty" ns_pa "$dev" check -o NAME,PARTLABEL "$dev"
+# one_case NAME TABLE: kill a move of partitions 1 and 2, then check
+# through udev's database, then plan of the unmarked disk beside its
+# marked copy
+one_case() {
+	local name=$1 table=$2 dev jf mid id d twin s1 s2
+	echo "# $name"
+	rm -rf "$J" "$T_TMP/empty" && mkdir -p "$J" "$T_TMP/empty"
+	dev=$(mkdisk "udevdb-$name" 64M 512 "$table")
+	fill_raw "$dev" 1
+	snapshot "$dev" "$T_TMP/seed.snap"
+	FS_JOURNAL="$J" FS_AT=40 FS_MODE=kill LD_PRELOAD="$SHIM" PARTALIGN_MOVE_CHUNK=65536 \
+		pa_move "$dev"
+	expect_rc 137 "the killed move"
+	jf=$(find "$J" -name '*.journal')
+	[ -n "$jf" ] || fail "the killed move left no journal"
+	mid=${jf%.journal}
+	mid=${mid##*-}
+	d=${dev#/dev/}
+	sfdisk -d "$dev" >"$T_TMP/dump" || fail "sfdisk -d $dev"
+	if [ "$name" = gpt ]; then
+		id=$mid
+		[ "$(grep -ci "type=$MOVE_TYPE.*name=\"partalign-move $mid\"" "$T_TMP/dump")" = 2 ] ||
+			fail "the killed move did not mark partitions 1 and 2 with move $mid: $(cat "$T_TMP/dump")"
+	else
+		id=${mid: -8}
+		grep -qi "^label-id: 0x$id\$" "$T_TMP/dump" &&
+			[ "$(grep -c 'type=7f' "$T_TMP/dump")" = 2 ] ||
+			fail "the killed move did not mark the dos disk with move $mid: $(cat "$T_TMP/dump")"
+	fi
+	# the journal out of reach: only the disk (through udev) tells of the move
+	PARTALIGN_JOURNAL="$T_TMP/empty" ns_pa "$dev" check -o NAME,PARTLABEL "$dev"
 
-# the case this test is for: udev's entry holds the marker, its name encoded
-grep -qi "^E:ID_PART_ENTRY_TYPE=$MOVE_TYPE\$" "$T_TMP/db-${d}p1" ||
-	fail "udev's entry of ${d}p1 lacks the marker type: $(cat "$T_TMP/db-${d}p1")"
-grep -qF 'E:ID_PART_ENTRY_NAME=partalign-move\x20'"$mid" "$T_TMP/db-${d}p1" ||
-	fail "udev's entry of ${d}p1 has no encoded marker name: $(cat "$T_TMP/db-${d}p1")"
+	# the case this test is for: udev's entry holds the marker and the id
+	if [ "$name" = gpt ]; then
+		grep -qi "^E:ID_PART_ENTRY_TYPE=$MOVE_TYPE\$" "$T_TMP/db-${d}p1" ||
+			fail "udev's entry of ${d}p1 lacks the marker type: $(cat "$T_TMP/db-${d}p1")"
+		grep -qF 'E:ID_PART_ENTRY_NAME=partalign-move\x20'"$mid" "$T_TMP/db-${d}p1" ||
+			fail "udev's entry of ${d}p1 has no encoded marker name: $(cat "$T_TMP/db-${d}p1")"
+	else
+		grep -qx "E:ID_PART_ENTRY_TYPE=0x7f" "$T_TMP/db-${d}p1" &&
+			grep -qx "E:ID_PART_ENTRY_UUID=$id-01" "$T_TMP/db-${d}p1" ||
+			fail "udev's entry of ${d}p1 lacks the dos marker: $(cat "$T_TMP/db-${d}p1")"
+	fi
+	expect_rc 4 "check through udev's database"
+	expect_err "$dev: an unfinished data move $id is recorded on the disk (partition 1)" \
+		"check through udev's database"
+	if [ "$name" = gpt ]; then
+		grep -q '\\x' "$T_TMP/out" && fail "check shows udev's encoding: $(cat "$T_TMP/out")"
+		grep -qE "^${d}p3 +my data *\$" "$T_TMP/out" ||
+			fail "check does not show partition 3's name 'my data': $(cat "$T_TMP/out")"
+	fi
 
-expect_rc 4 "check through udev's database"
-expect_err "$dev: an unfinished data move $mid is recorded on the disk (partition 1)" \
-	"check through udev's database"
-grep -q '\\x' "$T_TMP/out" && fail "check shows udev's encoding: $(cat "$T_TMP/out")"
-grep -qE "^${d}p3 +my data *\$" "$T_TMP/out" ||
-	fail "check does not show partition 3's name 'my data': $(cat "$T_TMP/out")"
+	# plan of the first disk names the copy, whose marker it knows from
+	# udev's database alone; nothing is written to either
+	snapshot "$dev" "$T_TMP/twin.img"
+	twin=$(loop_attach "$T_TMP/twin.img" 512)
+	partx -a "$twin" 2>/dev/null || partx -u "$twin"
+	restore_snapshot "$dev" "$T_TMP/seed.snap"
+	s1=$(disk_sum "$dev")
+	s2=$(disk_sum "$twin")
+	ns_pa "$dev $twin" plan "$dev"
+	expect_err "$dev: the move journal $jf (move $mid) is not this disk's: $twin, a copy of it, carries that move" \
+		"plan of the unmarked disk"
+	unchanged "$dev" "$s1" "plan of the unmarked disk"
+	unchanged "$twin" "$s2" "plan of the unmarked disk"
+	[ -f "$jf" ] || fail "plan of the unmarked disk: the journal is gone"
+}
 
-echo "# an unmarked disk with that journal, its copy carrying the move"
-# plan of the first disk names the copy, whose marker it knows from udev's
-# database alone; nothing is written to either
-snapshot "$dev" "$T_TMP/twin.img"
-twin=$(loop_attach "$T_TMP/twin.img" 512)
-partx -a "$twin" 2>/dev/null || partx -u "$twin"
-restore_snapshot "$dev" "$T_TMP/seed.snap"
-s1=$(disk_sum "$dev")
-s2=$(disk_sum "$twin")
-ns_pa "$dev $twin" plan "$dev"
-expect_err "$dev: the move journal $jf (move $mid) is not this disk's: $twin, a copy of it, carries that move" \
-	"plan of the unmarked disk"
-unchanged "$dev" "$s1" "plan of the unmarked disk"
-unchanged "$twin" "$s2" "plan of the unmarked disk"
-[ -f "$jf" ] || fail "plan of the unmarked disk: the journal is gone"
+one_case gpt "$GPT"
+one_case dos "$DOS"
 echo "PASS"
