@@ -98,8 +98,9 @@ static const struct pa_dev *carrier(const struct pa_devlist *l, const struct pa_
 		    (p->disk->major == w->major && p->disk->minor == w->minor) ||
 		    !marker_type_is_move(p->part_type))
 			continue;
+		/* a dos marker's 8 digits against the id's low 32 bits */
 		marked_id(p, got, sizeof(got));
-		if (strcmp(got, want) == 0 || (strlen(got) == 8 && strcmp(got, low) == 0))
+		if (strcmp(got, strlen(got) == 8 ? low : want) == 0)
 			return p->disk;
 	}
 	return NULL;

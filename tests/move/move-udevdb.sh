@@ -9,7 +9,8 @@
 # which udev's partition UUID "<signature>-<number>" starts with: check
 # names those 8 digits.  udev's own entries come from `udevadm test`, in a
 # private mount and PID namespace with a tmpfs on /run and /dev, so the
-# host's database and /dev are never touched.  The disk's table is read by sfdisk.
+# host's database and /dev are never touched.  The disk's table is read by
+# sfdisk.
 . "${top_srcdir:-.}/tests/lib/common.sh"
 need_no_sanitizers "the fault shim tests/move/faultshim.so"
 . "$top_srcdir/tests/move/lib.sh"
