@@ -178,18 +178,30 @@ static char *prop_dup(const struct props *u, const char *key)
 /*
  * udev's blkid builtin writes some values (ID_PART_ENTRY_NAME) as
  * blkid_encode_string() gives them: white space, a backslash and bytes that
- * are not UTF-8 as "\xNN", in lowercase.  Back to the bytes, in place.
+ * are not UTF-8 as "\xNN", in lowercase.  Back to the bytes, in place, but
+ * only printable ASCII: a control byte (a newline would split a line of the
+ * JSON or the table) or a byte that is not UTF-8 stays as udev wrote it.
  */
+static int escaped_printable(const char *s)
+{
+	int h, l, c;
+
+	if (s[0] != '\\' || s[1] != 'x' || (h = hex_digit(s[2])) < 0 ||
+	    (l = hex_digit(s[3])) < 0)
+		return -1;
+	c = h << 4 | l;
+	return c >= 0x20 && c < 0x7f ? c : -1;
+}
+
 static void udev_decode(char *s)
 {
 	char *o = s;
 
 	while (*s) {
-		int h, l;
+		int c = escaped_printable(s);
 
-		if (s[0] == '\\' && s[1] == 'x' && (h = hex_digit(s[2])) >= 0 &&
-		    (l = hex_digit(s[3])) >= 0) {
-			*o++ = (char)(h << 4 | l);
+		if (c >= 0) {
+			*o++ = (char)c;
 			s += 4;
 		} else {
 			*o++ = *s++;

@@ -92,7 +92,8 @@ static void test_props(void **state)
 /*
  * udev's ID_PART_ENTRY_NAME as blkid_encode_string() writes it: "\xNN"
  * back to bytes; a backslash not followed by two lowercase hex digits is
- * kept; the kernel's PARTNAME is never decoded.
+ * kept, and so is a byte that is not printable ASCII (a newline, NUL, tab
+ * or DEL, a byte of no UTF-8); the kernel's PARTNAME is never decoded.
  */
 static void test_props_name(void **state)
 {
@@ -106,6 +107,11 @@ static void test_props_name(void **state)
 	    {"DEVTYPE=partition\n", "E:ID_PART_ENTRY_NAME=end\\x2", "end\\x2"},
 	    {"DEVTYPE=partition\n", "E:ID_PART_ENTRY_NAME=up\\x2Fper", "up\\x2Fper"},
 	    {"DEVTYPE=partition\nPARTNAME=raw\\x20name\n", "", "raw\\x20name"},
+	    {"DEVTYPE=partition\n", "E:ID_PART_ENTRY_NAME=two\\x0alines",
+	     "two\\x0alines"},
+	    {"DEVTYPE=partition\n", "E:ID_PART_ENTRY_NAME=\\x00", "\\x00"},
+	    {"DEVTYPE=partition\n", "E:ID_PART_ENTRY_NAME=t\\x09\\x7f\\xff\\x7e",
+	     "t\\x09\\x7f\\xff~"},
 	};
 	size_t i;
 
