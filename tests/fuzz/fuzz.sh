@@ -5,8 +5,9 @@
 # checked-in tests/fuzz/corpus/NAME and crashes/NAME; what libFuzzer adds
 # goes to tests/fuzz/libfuzzer/corpus-NAME in the build tree.  Fails when a
 # target reports a crash, a leak, undefined behaviour or a failed
-# invariant; the input is then tests/fuzz/libfuzzer/crash-NAME-*: copy it
-# into tests/fuzz/crashes/NAME/ so that make check replays it.
+# invariant; the input is then tests/fuzz/libfuzzer/crash-NAME-* (and, up
+# to 4 KiB, printed in base64): copy it into tests/fuzz/crashes/NAME/ so
+# that make check replays it.
 set -euo pipefail
 src=${top_srcdir:?} bld=${top_builddir:?}
 : "${FUZZ_SECONDS:=60}" "${FUZZ_CC:=clang}" "${FUZZ_LIBCFLAGS:=}" "${FUZZ_LIBS:=}"
@@ -48,6 +49,7 @@ done
 run() { # TARGET
 	local t=$1 dirs=() mask=1
 	mkdir -p "$out/corpus-$t"
+	rm -f "$out/crash-$t-"* # an earlier run's: what fails below is this run's
 	dirs=("$out/corpus-$t" "$src/tests/fuzz/corpus/$t")
 	[ -d "$src/tests/fuzz/crashes/$t" ] && dirs+=("$src/tests/fuzz/crashes/$t")
 	if "$out/fuzz-$t" -max_total_time="$FUZZ_SECONDS" -timeout=10 -rss_limit_mb=2048 \
@@ -57,6 +59,16 @@ run() { # TARGET
 	else
 		echo "fuzz-$t: FAILED (log: $out/$t.log)"
 		grep -E 'ERROR|SUMMARY|invariant|runtime error|Test unit written' "$out/$t.log" | head -20
+		# the input itself, so that a CI log alone can reproduce the finding
+		local f
+		for f in "$out/crash-$t-"*; do
+			[ -f "$f" ] || continue
+			if [ "$(stat -c %s "$f")" -le 4096 ]; then
+				echo "fuzz-$t: input $(basename "$f"), base64: $(base64 -w0 "$f")"
+			else
+				echo "fuzz-$t: input $(basename "$f"), $(stat -c %s "$f") bytes: too long to print"
+			fi
+		done
 		return 1
 	fi
 }
