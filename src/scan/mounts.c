@@ -14,16 +14,32 @@
 
 #include "scan/scan.h"
 
+/*
+ * The byte of an escape \ooo at @s, or -1.  A newline stays escaped (a
+ * device's mount points are a list of lines) and so does \000, which the
+ * kernel never writes and which would cut the path short.
+ */
+static int octal_escape(const char *s)
+{
+	int c;
+
+	if (s[0] != '\\' || s[1] < '0' || s[1] > '3' || s[2] < '0' || s[2] > '7' ||
+	    s[3] < '0' || s[3] > '7')
+		return -1;
+	c = (s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0');
+	return c == 0 || c == '\n' ? -1 : c;
+}
+
 /* mountinfo escapes space, tab, newline and backslash as \ooo */
 static void unescape(char *s)
 {
 	char *o = s;
 
 	while (*s) {
-		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' &&
-		    s[2] <= '7' && s[3] >= '0' && s[3] <= '7') {
-			*o++ =
-			    (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
+		int c = octal_escape(s);
+
+		if (c >= 0) {
+			*o++ = (char)c;
 			s += 4;
 		} else {
 			*o++ = *s++;

@@ -37,8 +37,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	rc = scan_mounts_parse(&l, mi, sw);
 	FZ_ASSERT(rc == 0 || rc == -ENOMEM);
-	for (i = 0; i < l.n; i++)
-		FZ_ASSERT(!l.v[i]->mountpoints || *l.v[i]->mountpoints);
+	for (i = 0; i < l.n; i++) {
+		const char *m = l.v[i]->mountpoints;
+
+		/* a list of lines, none of them empty */
+		FZ_ASSERT(!m || (*m && m[strlen(m) - 1] != '\n' && !strstr(m, "\n\n")));
+	}
 	fclose(mi);
 	fclose(sw);
 	devlist_free(&l);

@@ -35,20 +35,25 @@ static void test_mountinfo(void **state)
 	    "37 35 8:1 / /mnt/with\\040space rw - ext4 /dev/sda1 rw\n"
 	    "38 35 8:1 / /srv rw - ext4 /dev/sda1 rw\n"
 	    "garbage\n"
-	    "39 35 8:2 / /back\\134slash rw - xfs /dev/sda2 rw\n";
+	    "39 35 8:2 / /back\\134slash rw - xfs /dev/sda2 rw\n"
+	    /* a newline and a NUL stay escaped: one line each, never empty */
+	    "40 35 8:3 / /two\\012lines rw - xfs /dev/sda3 rw\n"
+	    "41 35 8:3 / \\000 rw - xfs /dev/sda3 rw\n";
 	struct pa_devlist l = {0};
-	struct pa_dev *a, *b, *c;
+	struct pa_dev *a, *b, *c, *e;
 	FILE *f = fmemopen(mi, strlen(mi), "r");
 
 	assert_non_null(f);
 	a = dev_add(&l, 8, 1);
 	b = dev_add(&l, 8, 2);
 	c = dev_add(&l, 8, 3);
+	e = dev_add(&l, 8, 4);
 	assert_int_equal(scan_mounts_parse(&l, f, NULL), 0);
 	/* unescaped, each mount point once, in order */
 	assert_string_equal(a->mountpoints, "/mnt/with space\n/srv");
 	assert_string_equal(b->mountpoints, "/back\\slash");
-	assert_null(c->mountpoints);
+	assert_string_equal(c->mountpoints, "/two\\012lines\n\\000");
+	assert_null(e->mountpoints);
 	fclose(f);
 	devlist_free(&l);
 }
