@@ -13,11 +13,13 @@
 #include <sys/sysmacros.h>
 
 #include "scan/scan.h"
+#include "shared/hex.h"
 
 /*
- * The byte of an escape \ooo at @s, or -1.  A newline stays escaped (a
- * device's mount points are a list of lines) and so does \000, which the
- * kernel never writes and which would cut the path short.
+ * mountinfo escapes space, tab, newline and backslash as \ooo.  The byte of
+ * such an escape at @s, or -1: a newline stays escaped (a device's mount
+ * points are a list of lines) and so does \000, which the kernel never
+ * writes and which would cut the path short.
  */
 static int octal_escape(const char *s)
 {
@@ -28,24 +30,6 @@ static int octal_escape(const char *s)
 		return -1;
 	c = (s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0');
 	return c == 0 || c == '\n' ? -1 : c;
-}
-
-/* mountinfo escapes space, tab, newline and backslash as \ooo */
-static void unescape(char *s)
-{
-	char *o = s;
-
-	while (*s) {
-		int c = octal_escape(s);
-
-		if (c >= 0) {
-			*o++ = (char)c;
-			s += 4;
-		} else {
-			*o++ = *s++;
-		}
-	}
-	*o = '\0';
 }
 
 static int add_mount(struct pa_devlist *l, unsigned int ma, unsigned int mi,
@@ -89,7 +73,7 @@ static int parse(struct pa_devlist *l, FILE *mountinfo, FILE *swaps, bool by_pat
 
 		if (sscanf(line, "%*u %*u %u:%u %*s %4095s", &ma, &mi, mp) != 3)
 			continue;
-		unescape(mp);
+		unescape4(mp, octal_escape);
 		rc = add_mount(l, ma, mi, mp);
 	}
 	while (swaps && rc == 0 && getline(&line, &cap, swaps) > 0) {
@@ -98,7 +82,7 @@ static int parse(struct pa_devlist *l, FILE *mountinfo, FILE *swaps, bool by_pat
 
 		if (sscanf(line, "%4095s", name) != 1 || name[0] != '/')
 			continue;
-		unescape(name);
+		unescape4(name, octal_escape);
 		d = swap_device(l, name, by_path);
 		if (d)
 			rc = add_mount(l, d->major, d->minor, "[SWAP]");

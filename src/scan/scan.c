@@ -178,9 +178,10 @@ static char *prop_dup(const struct props *u, const char *key)
 /*
  * udev's blkid builtin writes some values (ID_PART_ENTRY_NAME) as
  * blkid_encode_string() gives them: white space, a backslash and bytes that
- * are not UTF-8 as "\xNN", in lowercase.  Back to the bytes, in place, but
- * only printable ASCII: a control byte (a newline would split a line of the
- * JSON or the table) or a byte that is not UTF-8 stays as udev wrote it.
+ * are not UTF-8 as "\xNN", in lowercase.  The byte of such an escape at
+ * @s if it is printable ASCII, else -1: a control byte (a newline would
+ * split a line of the JSON or the table) or a byte that is not UTF-8 stays
+ * as udev wrote it.
  */
 static int escaped_printable(const char *s)
 {
@@ -191,23 +192,6 @@ static int escaped_printable(const char *s)
 		return -1;
 	c = h << 4 | l;
 	return c >= 0x20 && c < 0x7f ? c : -1;
-}
-
-static void udev_decode(char *s)
-{
-	char *o = s;
-
-	while (*s) {
-		int c = escaped_printable(s);
-
-		if (c >= 0) {
-			*o++ = (char)c;
-			s += 4;
-		} else {
-			*o++ = *s++;
-		}
-	}
-	*o = '\0';
 }
 
 /* First present of several properties. */
@@ -305,7 +289,7 @@ static int fill_props(const struct props *u, struct pa_dev *d, int syspath, bool
 		/* udev's encoded name, else the kernel's own as it is */
 		d->part_name = prop_dup(u, "ID_PART_ENTRY_NAME");
 		if (d->part_name)
-			udev_decode(d->part_name);
+			unescape4(d->part_name, escaped_printable);
 		else
 			d->part_name = prop_dup(u, "PARTNAME");
 		d->part_uuid = prop_dup(u, "ID_PART_ENTRY_UUID");
