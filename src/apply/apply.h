@@ -168,9 +168,80 @@ int apply_backup_order(const struct pa_backup *b, struct pa_extent **regs, void 
 		       size_t *n);
 void apply_backup_free(struct pa_backup *b);
 
-/* The write gate: the one read-write open of a disk. */
+/*
+ * The proof that a disk is still what its plan was made from (proof.c).
+ * apply_proof_take() records, when the table is read, the disk's size and
+ * sector sizes and the bytes of its label areas, and watches the disk and
+ * its partitions in @l (which must outlive the proof) for other openers.
+ * The gate checks it before the first write; what the gate writes is
+ * folded in.  A failed check leaves what it found in apply_proof_change().
+ */
+struct pa_proof;
+
+/* Where on the disk a label byte changed. */
+enum pa_area {
+	PA_AREA_NONE = 0,
+	PA_AREA_SECTOR0,	    /* the MBR or protective MBR */
+	PA_AREA_GPT_HEADER,	    /* the primary GPT header (LBA 1) */
+	PA_AREA_GPT_ENTRIES,	    /* the primary GPT entry array */
+	PA_AREA_GPT_BACKUP_ENTRIES, /* the backup entry array, before the last LBA */
+	PA_AREA_GPT_BACKUP_HEADER,  /* the backup GPT header (last LBA) */
+	PA_AREA_EBR,		    /* a dos extended boot record */
+	PA_AREA_DISK_START,	    /* a blank disk's first sectors */
+	PA_AREA_DISK_END,	    /* a blank disk's last sectors */
+};
+
+enum pa_change_kind {
+	PA_CHANGE_NONE = 0,
+	PA_CHANGE_SIZE,	     /* was, now: bytes */
+	PA_CHANGE_SECTORS,   /* logical was -> now, physical was2 -> now2 */
+	PA_CHANGE_LABEL,     /* area, off: the first byte that differs */
+	PA_CHANGE_SIGNATURE, /* partition num (0: the whole disk), was_sig -> now_sig */
+	PA_CHANGE_OPENED,    /* devno open by process pid (comm); count processes */
+	PA_CHANGE_MAP_OPEN,  /* multipath: devno open count times by others */
+};
+
+struct pa_change {
+	enum pa_change_kind kind;
+	uint64_t was, now, was2, now2;
+	enum pa_area area;
+	uint64_t off;
+	unsigned int num;
+	char was_sig[32], now_sig[32]; /* "" for none */
+	dev_t devno;
+	pid_t pid; /* 0: not known */
+	size_t count;
+	char comm[32];
+};
+
+int apply_proof_take(struct pa_disk *d, const struct pa_devlist *l,
+		     const struct pa_dev *dev, struct pa_proof **out);
+void apply_proof_free(struct pa_proof *p);
+/* Also prove the signatures @plan found in what it re-creates (kept, not owned). */
+void apply_proof_expect(struct pa_proof *p, const struct pa_plan *plan);
+/*
+ * Check @p against the disk now: @fd reads through the page cache (for
+ * libblkid), @dfd around it (O_DIRECT); @own is how many descriptors of
+ * this process hold a multipath map open.  0 when everything is as it
+ * was; -ESTALE (changed) or -EBUSY (opened), with apply_proof_change()
+ * saying what; or -errno.
+ */
+int apply_proof_check(struct pa_proof *p, int fd, int dfd, int own);
+/* Only the openers: -EBUSY with apply_proof_change(), 0, or -errno. */
+int apply_proof_openers(struct pa_proof *p);
+/* @len bytes at @off are now @buf on the disk: partalign wrote them. */
+void apply_proof_wrote(struct pa_proof *p, uint64_t off, const void *buf, uint64_t len);
+const struct pa_change *apply_proof_change(const struct pa_proof *p);
+
+/*
+ * The write gate: the one read-write open of a disk, and only after @proof
+ * holds (its result is the gate's: -ESTALE or -EBUSY with
+ * apply_proof_change() saying what is different).
+ */
 struct pa_writer;
-int apply_gate_open(struct pa_disk *d, struct pa_writer **w);
+int apply_gate_open(struct pa_disk *d, struct pa_proof *proof, struct pa_writer **w);
+/* The proof again, before a later write (a table written after a long move). */
+int apply_gate_prove(struct pa_writer *w);
 void apply_gate_close(struct pa_writer *w);
 /* The gate's O_RDWR|O_DIRECT descriptor, for bulk data moves (move.c); owned by @w. */
 int apply_gate_direct_fd(const struct pa_writer *w);
@@ -234,6 +305,14 @@ struct pa_kpart {
  */
 int apply_kernel_sync(struct pa_disk *d, const struct pa_dev *whole,
 		      const struct pa_kpart *parts, size_t n, struct pa_diags *msgs);
+
+/*
+ * Take partition @num of @d away from the kernel (BLKPG; nobody can open it
+ * then), or give it back at @start, @size bytes.  0, -ENXIO when the
+ * kernel has no such partition, -EBUSY when it is open, or -errno.
+ */
+int apply_kernel_del(struct pa_disk *d, unsigned int num);
+int apply_kernel_add(struct pa_disk *d, unsigned int num, uint64_t start, uint64_t size);
 
 /* Does the kernel's view (sysfs) of @whole match @parts exactly? */
 bool apply_kernel_matches(const struct pa_dev *whole, const struct pa_kpart *parts,

@@ -241,6 +241,87 @@ static int stop(struct apply_result *r, enum apply_stage stage, int err)
 	return err;
 }
 
+/* The kpartx partition map of partition @num of multipath map @map, or NULL. */
+static const struct pa_dev *part_map(const struct pa_devlist *l, const struct pa_dev *map,
+				     unsigned int num)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		if (l->v[i]->kind == PA_KIND_PART && l->v[i]->disk == map &&
+		    l->v[i]->partno == num && l->v[i]->dm_name &&
+		    !l->v[i]->kernel_missing)
+			return l->v[i];
+	return NULL;
+}
+
+/* dmsetup remove NAME: 0, or -EBUSY when the map stays (it is open). */
+static int remove_map(const char *name)
+{
+	const char *argv[] = {"dmsetup", "remove", name, NULL};
+	struct spawn_result res;
+	int rc = spawn(argv, SPAWN_QUIET, &res);
+
+	if (rc == 0 && res.status != 0)
+		rc = -EBUSY;
+	spawn_result_free(&res);
+	return rc;
+}
+
+/*
+ * Give the kernel back the moving partitions among the first @n steps where
+ * the table on the disk still has them (their old start): a move that
+ * stopped leaves what a reboot would show, the marked table.
+ */
+static void reattach_moving(const struct apply_job *job, size_t n)
+{
+	const struct pa_plan *p = job->plan;
+	size_t k;
+
+	if (job->dev->dm_uuid) {
+		run_kpartx(job->dev->path, kpartx_separator(job->devs, job->dev));
+		return;
+	}
+	for (k = 0; k < n && k < p->n; k++)
+		if (p->v[k].kind == PA_STEP_MOVE)
+			apply_kernel_add(job->disk, p->v[k].num, p->v[k].old->start,
+					 p->v[k].old->size);
+}
+
+/*
+ * --move-data: take every moving partition away from the kernel (a multipath
+ * map's: its kpartx partition map) for the whole move, so nothing can open
+ * it while its data is in flight; the kernel step puts it back at its new
+ * start.  A partition that is open stops it: those already taken go back.
+ */
+static int detach_moving(const struct apply_job *job, struct apply_result *r)
+{
+	const struct pa_plan *p = job->plan;
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; i < p->n && rc == 0; i++) {
+		const struct pa_step *s = &p->v[i];
+		const struct pa_dev *m;
+
+		if (s->kind != PA_STEP_MOVE)
+			continue;
+		if (job->dev->dm_uuid)
+			rc = (m = part_map(job->devs, job->dev, s->num))
+				 ? remove_map(m->dm_name)
+				 : 0;
+		else if ((rc = apply_kernel_del(job->disk, s->num)) == -ENXIO)
+			rc = 0;
+		if (rc < 0)
+			r->num = s->num;
+	}
+	if (rc == 0)
+		return 0;
+	/* put back what was taken, where it was: nothing has moved yet */
+	reattach_moving(job, i - 1);
+	return stop(r, APPLY_STAGE_DETACH, rc);
+}
+
 /* Past the gate: move, wipe, write, wipe; 0 or the -errno of r->stage. */
 static int write_step(const struct apply_job *job, struct pa_writer *w, struct regions *g,
 		      bool write, struct apply_result *r)
@@ -248,8 +329,17 @@ static int write_step(const struct apply_job *job, struct pa_writer *w, struct r
 	const struct apply_hooks *h = job->hooks;
 	int rc;
 
-	if (job->move && h->move && h->move(h->arg, w) < 0)
+	if (job->move && (rc = detach_moving(job, r)) < 0)
+		return rc;
+	if (job->move && h->move && h->move(h->arg, w) < 0) {
+		reattach_moving(job, job->plan->n);
 		return stop(r, APPLY_STAGE_MOVE, -ECANCELED);
+	}
+	/* a move takes long: the table is written only on the disk proven again */
+	if (job->move && (rc = apply_gate_prove(w)) < 0) {
+		reattach_moving(job, job->plan->n);
+		return stop(r, APPLY_STAGE_REPROOF, rc);
+	}
 	if (!write)
 		return 0;
 	if (job->discard && (rc = wipe_steps(w, job->plan, false, &r->num)) < 0)
@@ -293,25 +383,25 @@ int apply_execute(const struct apply_job *job, struct apply_result *r)
 		fresh = true;
 	}
 	if (write && (rc = save_backup(job, &g, r)) < 0) {
-		if (fresh) {
-			/* nothing written to the disk: the journal goes */
-			move_finish(*job->mv);
-			move_free(*job->mv);
-			*job->mv = NULL;
-		}
 		rc = stop(r, APPLY_STAGE_BACKUP, rc);
 		goto out;
 	}
 	if (write && h->saved)
 		h->saved(h->arg, r->backup);
-	rc = apply_gate_open(job->disk, &w);
+	if (!job->restore)
+		apply_proof_expect(job->proof, job->plan);
+	rc = apply_gate_open(job->disk, job->proof, &w);
 	if (rc < 0) {
-		rc = stop(r, APPLY_STAGE_GATE, rc);
+		rc = stop(r,
+			  apply_proof_change(job->proof)->kind ? APPLY_STAGE_PROOF
+							       : APPLY_STAGE_GATE,
+			  rc);
 		goto out;
 	}
 	rc = write_step(job, w, &g, write, r);
 	if (rc < 0)
 		goto out;
+	fresh = false;
 	if (job->mv && *job->mv && h->moved)
 		h->moved(h->arg);
 	if (job->restore && kparts_of_disk(job, kp, &nk) < 0)
@@ -320,6 +410,12 @@ int apply_execute(const struct apply_job *job, struct apply_result *r)
 		kernel_step(job, kp, nk, &w, r);
 	rc = 0;
 out:
+	if (fresh && rc < 0 && r->stage < APPLY_STAGE_MOVE) {
+		/* nothing written to the disk: the new move's journal goes */
+		move_finish(*job->mv);
+		move_free(*job->mv);
+		*job->mv = NULL;
+	}
 	apply_gate_close(w);
 	regions_free(&g);
 	return rc;

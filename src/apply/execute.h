@@ -36,8 +36,9 @@ struct apply_hooks {
 };
 
 struct apply_job {
-	struct pa_disk *disk;	       /* open and locked; closed only for kpartx */
-	const struct pa_dev *dev;      /* the whole disk as scanned under the lock */
+	struct pa_disk *disk;	  /* open and locked; closed only for kpartx */
+	struct pa_proof *proof;	  /* taken when the table was read (apply_proof_take) */
+	const struct pa_dev *dev; /* the whole disk as scanned under the lock */
 	const struct pa_devlist *devs; /* its neighbourhood (the kpartx map names) */
 	const char *backup_dir;
 	/* fix: the plan, staged in @sh (a plan without changes writes no table) */
@@ -62,10 +63,14 @@ enum apply_stage {
 	APPLY_STAGE_JOURNAL, /* the journal hook */
 	APPLY_STAGE_BACKUP,  /* nothing written */
 	APPLY_STAGE_GATE,
-	APPLY_STAGE_MOVE,	/* the move hook */
-	APPLY_STAGE_WIPE,	/* before the table write; ->num */
-	APPLY_STAGE_ORDER,	/* restore: splitting the backup's regions */
-	APPLY_STAGE_WRITE,	/* the table write */
+	APPLY_STAGE_PROOF,   /* the disk is not what the plan was made from:
+				apply_proof_change(job->proof) says how; nothing written */
+	APPLY_STAGE_DETACH,  /* --move-data: partition ->num is open; nothing written */
+	APPLY_STAGE_MOVE,    /* the move hook */
+	APPLY_STAGE_REPROOF, /* after the move, before the table: the disk changed */
+	APPLY_STAGE_WIPE,    /* before the table write; ->num */
+	APPLY_STAGE_ORDER,   /* restore: splitting the backup's regions */
+	APPLY_STAGE_WRITE,   /* the table write */
 	APPLY_STAGE_WIPE_AFTER, /* the new partitions' areas; ->num */
 };
 

@@ -22,11 +22,15 @@
 
 struct pa_writer {
 	struct pa_disk *d;
+	struct pa_proof *proof;
 	int dfd; /* O_DIRECT: label sectors */
 	int bfd; /* buffered: libblkid's signature wipes write a few bytes */
 };
 
-int apply_gate_open(struct pa_disk *d, struct pa_writer **out)
+/* Descriptors of this process on the disk while the gate is open: fd, lockfd, dfd, bfd */
+#define GATE_OWN_OPENS 4
+
+int apply_gate_open(struct pa_disk *d, struct pa_proof *proof, struct pa_writer **out)
 {
 	struct pa_writer *w = calloc(1, sizeof(*w));
 	struct stat a, b, c;
@@ -35,6 +39,7 @@ int apply_gate_open(struct pa_disk *d, struct pa_writer **out)
 	if (!w)
 		return -ENOMEM;
 	w->d = d;
+	w->proof = proof;
 	w->dfd = open(d->path, O_RDWR | O_DIRECT | O_CLOEXEC);
 	w->bfd = open(d->path, O_RDWR | O_CLOEXEC);
 	if (w->dfd < 0 || w->bfd < 0) {
@@ -50,11 +55,20 @@ int apply_gate_open(struct pa_disk *d, struct pa_writer **out)
 		rc = -ESTALE;
 		goto fail;
 	}
+	/* no byte before the disk is proven to be what the plan was made from */
+	rc = apply_proof_check(proof, d->fd, w->dfd, GATE_OWN_OPENS);
+	if (rc < 0)
+		goto fail;
 	*out = w;
 	return 0;
 fail:
 	apply_gate_close(w);
 	return rc;
+}
+
+int apply_gate_prove(struct pa_writer *w)
+{
+	return apply_proof_check(w->proof, w->d->fd, w->dfd, GATE_OWN_OPENS);
 }
 
 void apply_gate_close(struct pa_writer *w)
@@ -101,8 +115,10 @@ static int put(struct pa_writer *w, const void *src, uint64_t off, uint64_t len,
 	rc = pwrite_all(w->dfd, buf, (size_t)len, off);
 	if (rc == 0 && fsync(w->dfd) < 0)
 		rc = -errno;
-	if (rc == 0)
+	if (rc == 0) {
 		*written += len;
+		apply_proof_wrote(w->proof, off, src, len);
+	}
 out:
 	free(cur);
 	free(buf);
@@ -280,6 +296,16 @@ static int blkpg_del(int fd, unsigned int num)
 	while ((rc = blkpg(fd, BLKPG_DEL_PARTITION, num, 0, 0)) == -EBUSY && ++tries < 20)
 		usleep(50 * 1000);
 	return rc;
+}
+
+int apply_kernel_del(struct pa_disk *d, unsigned int num)
+{
+	return blkpg_del(d->fd, num);
+}
+
+int apply_kernel_add(struct pa_disk *d, unsigned int num, uint64_t start, uint64_t size)
+{
+	return blkpg(d->fd, BLKPG_ADD_PARTITION, num, start, size);
 }
 
 int apply_kernel_sync(struct pa_disk *d, const struct pa_dev *whole,

@@ -256,6 +256,7 @@ int label_health(label_read_fn rd, void *ctx, uint32_t logical, uint64_t disk_si
 	h->backup_lba = nsec - 1;
 	if (rc == 0) {
 		h->entries_lba = id->entries_lba;
+		h->alternate_lba = id->alternate_lba;
 		/* a grown LUN keeps its backup where the end was: not damage */
 		if (id->alternate_lba > 1 && id->alternate_lba < nsec)
 			h->backup_lba = id->alternate_lba;

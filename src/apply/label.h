@@ -126,10 +126,12 @@ struct label_health {
 	unsigned int hybrid_entry; /* 1-4: a dos entry beside it; 0: none */
 	unsigned char hybrid_type; /* its system id */
 	enum label_gpt_state primary, backup;
-	uint64_t entries_lba; /* the valid primary's entry array, else 0 */
-	uint64_t backup_lba;  /* where the backup was looked for: the valid
-			       * primary's alternate LBA, else the last LBA */
-	size_t backup_parts;  /* primary not valid: used entries of the backup */
+	uint64_t entries_lba;	/* the valid primary's entry array, else 0 */
+	uint64_t backup_lba;	/* where the backup was looked for: the valid
+				 * primary's alternate LBA, else the last LBA */
+	uint64_t alternate_lba; /* the valid primary's alternate LBA as written
+				 * (past the end on a shrunk disk), else 0 */
+	size_t backup_parts;	/* primary not valid: used entries of the backup */
 };
 
 /* Fill @h; 0, -ENOMEM or the -errno of @rd. */

@@ -58,6 +58,14 @@ static PedExceptionOption on_exception(PedException *ex)
 		cur_damaged = true;
 		return PED_EXCEPTION_OK;
 	}
+	/*
+	 * A disk that grew (a LUN or vmdk made larger): libparted asks whether
+	 * to use the new space.  Fix: the staged table then has its backup at
+	 * the disk's real end and both copies agree, as 'sgdisk -e' leaves it.
+	 */
+	if ((ex->options & PED_EXCEPTION_FIX) &&
+	    strstr(ex->message, "Not all of the space available"))
+		return PED_EXCEPTION_FIX;
 	switch (ex->type) {
 	case PED_EXCEPTION_INFORMATION:
 	case PED_EXCEPTION_WARNING:
@@ -260,6 +268,7 @@ static int read_health(struct pa_disk *d, struct pa_table *t)
 	t->hybrid_entry = h.hybrid_entry;
 	t->hybrid_type = h.hybrid_type;
 	t->gpt_entries_lba = h.entries_lba;
+	t->gpt_alternate_lba = h.alternate_lba;
 	return 0;
 }
 
@@ -272,12 +281,36 @@ static int read_broken(struct pa_disk *d, struct pa_table *t)
 
 	if (rc < 0)
 		return rc;
+	/* the primary points past the end: the plan refuses a shrunk disk */
+	if (rc == 0 && plan_gpt_end(t) == PA_GPT_END_SHRUNK) {
+		t->unreadable = true;
+		return 0;
+	}
 	if (rc == 0 && !(t->label == PA_LABEL_GPT && t->gpt_primary && t->gpt_backup))
 		return -EIO; /* nothing this code can name: libparted's messages say it */
 	t->unreadable = true;
 	if (rc > 0 && !(t->broken = strdup(why)))
 		return -ENOMEM;
 	return 0;
+}
+
+/*
+ * A disk that grew since its GPT was written keeps the backup where its
+ * end was: libparted reads it there, so the shadow holds it too.
+ */
+static int copy_alternate(struct pa_disk *d, struct pa_shadow *sh)
+{
+	struct label_health h;
+	uint64_t head, tail, nsec = d->size / d->logical, end;
+	int rc = label_health(rd_fd, &d->fd, d->logical, d->size, &h);
+
+	if (rc < 0 || h.primary != LABEL_GPT_OK || h.backup_lba + 1 >= nsec ||
+	    label_gpt_extent(rd_fd, &d->fd, d->logical, &head, &tail) < 0)
+		return rc;
+	end = (h.backup_lba + 1) * d->logical;
+	if (end < tail + HEAD_COPY)
+		return 0; /* inside the first MiB: copied already */
+	return copy_in(d, sh, end - tail, tail);
 }
 
 /* The sparse copy libparted works on: the label sectors (the first and last
@@ -298,6 +331,10 @@ static int shadow_fill(struct pa_disk *d, struct pa_shadow *sh)
 	rc = copy_in(d, sh, 0, head);
 	if (rc == 0)
 		rc = copy_in(d, sh, d->size - head, head);
+	if (rc < 0)
+		return rc;
+	if (rc == 0)
+		rc = copy_alternate(d, sh);
 	if (rc < 0)
 		return rc;
 	k = label_dos_ebrs(rd_fd, &d->fd, d->logical, ebrs, MAX_EBRS);

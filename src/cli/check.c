@@ -636,7 +636,8 @@ static int rd_pread(void *ctx, uint64_t off, void *buf, size_t len)
 	return pread_zero(*(int *)ctx, buf, len, off);
 }
 
-/* --probe: a damaged GPT copy, said once per disk; plan says what fix would do. */
+/* --probe: a damaged GPT copy or one whose backup is off the disk's end, said once per
+ * disk; plan says what fix would do. */
 static void warn_gpt_damage(const struct pa_dev *w)
 {
 	struct label_health h;
@@ -650,6 +651,11 @@ static void warn_gpt_damage(const struct pa_dev *w)
 		t.pmbr = h.pmbr;
 		t.gpt_primary = (enum pa_gpt_copy)h.primary;
 		t.gpt_backup = (enum pa_gpt_copy)h.backup;
+		t.gpt_alternate_lba = h.alternate_lba;
+		t.disk_size = w->size;
+		t.logical = w->topo.logical;
+		if (plan_gpt_end(&t) == PA_GPT_END_SHRUNK)
+			t.gpt_backup = PA_GPT_OK; /* not damage: a shrunk disk */
 		if (plan_table_damage(&t, dmg, sizeof(dmg)))
 			msg_warn(w->path,
 				 "%s ('partalign plan %s' says what fix would do)", dmg,

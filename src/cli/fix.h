@@ -62,6 +62,7 @@ struct fix_job {
 	const struct pa_dev *dev;
 	struct pa_disk disk;
 	bool opened;
+	struct pa_proof *proof; /* what the plan was made from, proven at the gate */
 	struct pa_shadow *sh;
 	struct pa_plan plan;
 	bool planned;
@@ -104,6 +105,13 @@ void fix_advice_free(struct fix_job *j);
 
 /* plan's table: each stacked device's and file system's advice below it */
 void fix_print_advice(const struct fix_job *jobs, size_t n);
+
+/*
+ * What apply_proof_change() found, as words for a message ("the primary
+ * GPT entries changed (byte 1536)", "/dev/sdb1 is open by process 4242
+ * (dd)"); device numbers named from @l.  malloc'd, NULL on ENOMEM.
+ */
+char *fix_change_text(const struct pa_change *c, const struct pa_devlist *l);
 
 /*
  * Past the confirmation: write @j's plan (apply_execute), tell what

@@ -113,6 +113,7 @@ static const int script_defaults[] = {
 
 static void job_free(struct fix_job *j)
 {
+	apply_proof_free(j->proof);
 	apply_shadow_free(j->sh);
 	if (j->opened)
 		apply_disk_close(&j->disk);
@@ -150,6 +151,9 @@ static const char *row_note(const struct fix_job *j, const struct pa_step *s)
 		return "size rounded down to the grain to fit";
 	if (j->planned && p->table.damaged && !p->refusal)
 		return "a damaged GPT copy: fix rewrites both";
+	if (j->planned && plan_gpt_end(&p->table) == PA_GPT_END_GROWN && !p->refusal &&
+	    p->changes)
+		return "the disk grew: fix writes the backup GPT at its end";
 	if (!s && j->kernel_stale)
 		return "the kernel's partitions differ from the table";
 	if (!s && j->planned && !p->refusal)
@@ -445,10 +449,17 @@ static int prepare(const struct fix_opts *o, const char *arg, struct fix_job *j)
 	if (!inuse && apply_disk_is_readonly(&j->disk) &&
 	    asprintf(&inuse, "%s is read-only (write-protected)", dev->path) < 0)
 		inuse = NULL;
+	/* a process that opened the disk or a partition without O_EXCL (ASM, dd) */
+	if (!inuse && (rc = apply_proof_take(&j->disk, l, dev, &j->proof)) == 0 &&
+	    apply_proof_openers(j->proof) == -EBUSY)
+		inuse = fix_change_text(apply_proof_change(j->proof), l);
 	{
 		struct pa_table t;
 
-		rc = apply_table_read(&j->disk, &j->sh, &t, &msgs);
+		if (!j->proof)
+			rc = apply_proof_take(&j->disk, l, dev, &j->proof);
+		if (rc == 0)
+			rc = apply_table_read(&j->disk, &j->sh, &t, &msgs);
 		if (rc == 0) {
 			j->kernel_stale = plan_kernel_stale(l, dev, &t);
 			rc = plan_compute(&t, &dev->topo, &o->plan, &j->plan);
@@ -471,7 +482,8 @@ static int prepare(const struct fix_opts *o, const char *arg, struct fix_job *j)
 		return PA_EXIT_ERROR;
 	}
 	j->planned = true;
-	if (!j->plan.refusal && plan_table_damage(&j->plan.table, dmg, sizeof(dmg)))
+	if (!j->plan.refusal && j->plan.changes &&
+	    plan_table_damage(&j->plan.table, dmg, sizeof(dmg)))
 		msg_warn(dev->path, "%s: fix rewrites both copies", dmg);
 	/* a disk in use is refused only when something would be written to it */
 	if (inuse && (j->plan.changes || j->kernel_stale || j->plan.refusal))

@@ -21,6 +21,7 @@
 #include "apply/execute.h"
 #include "apply/label.h"
 #include "cli/cli.h"
+#include "cli/fix.h"
 #include "core/marker.h"
 #include "core/exitcodes.h"
 #include "scan/scan.h"
@@ -172,12 +173,14 @@ static void hook_diags(void *arg, const struct pa_diags *d)
  * told.  Returns exit bits.
  */
 static int write_back(const struct pa_backup *b, struct pa_disk *d,
-		      const struct pa_devlist *l, const struct pa_dev *dev,
-		      const struct ropts *o, const struct pa_extent *save, size_t nsave)
+		      struct pa_proof *proof, const struct pa_devlist *l,
+		      const struct pa_dev *dev, const struct ropts *o,
+		      const struct pa_extent *save, size_t nsave)
 {
 	const struct apply_hooks hooks = {
 	    .arg = (void *)dev, .saved = hook_saved, .diags = hook_diags};
 	const struct apply_job job = {.disk = d,
+				      .proof = proof,
 				      .dev = dev,
 				      .devs = l,
 				      .backup_dir = o->backup_dir,
@@ -193,6 +196,22 @@ static int write_back(const struct pa_backup *b, struct pa_disk *d,
 		msg_err(dev->path, -rc,
 			"cannot save the current table in %s; nothing written",
 			o->backup_dir);
+		return PA_EXIT_ERROR;
+	}
+	if (rc < 0 && r.stage == APPLY_STAGE_PROOF) {
+		const struct pa_change *c = apply_proof_change(proof);
+		char *what = fix_change_text(c, l);
+
+		if (c->kind == PA_CHANGE_OPENED || c->kind == PA_CHANGE_MAP_OPEN)
+			msg_err(dev->path, 0,
+				"refused: %s: stop it first; nothing written",
+				what ? what : "in use");
+		else
+			msg_err(dev->path, 0,
+				"refused: the disk changed since it was read: %s; "
+				"nothing written, run the restore again",
+				what ? what : "");
+		free(what);
 		return PA_EXIT_ERROR;
 	}
 	if (rc < 0) {
@@ -276,6 +295,7 @@ static int restore(const struct pa_backup *b, const char *file, const char *arg,
 	dev_t was = makedev(dev->major, dev->minor), now = 0;
 	uint64_t bad = 0;
 	struct pa_extent *save = NULL;
+	struct pa_proof *proof = NULL;
 	size_t nsave = 0;
 	int rc, status = PA_EXIT_OK;
 
@@ -326,6 +346,20 @@ static int restore(const struct pa_backup *b, const char *file, const char *arg,
 		status = PA_EXIT_ERROR;
 		goto out;
 	}
+	/* what the checks below read is what the gate proves again */
+	rc = apply_proof_take(&d, l, dev, &proof);
+	if (rc < 0) {
+		msg_err(dev->path, -rc, "cannot read the partition table");
+		status = PA_EXIT_ERROR;
+		goto out;
+	}
+	if (apply_proof_openers(proof) == -EBUSY) {
+		inuse = fix_change_text(apply_proof_change(proof), l);
+		msg_err(dev->path, 0, "refused: %s: stop it first",
+			inuse ? inuse : "in use");
+		status = PA_EXIT_ERROR;
+		goto out;
+	}
 	status = disk_refusal(b, &d, dev);
 	if (status != PA_EXIT_OK)
 		goto out;
@@ -365,8 +399,9 @@ static int restore(const struct pa_backup *b, const char *file, const char *arg,
 			goto out;
 		}
 	}
-	status = write_back(b, &d, l, dev, o, save, nsave);
+	status = write_back(b, &d, proof, l, dev, o, save, nsave);
 out:
+	apply_proof_free(proof);
 	apply_disk_close(&d);
 	free(inuse);
 	free(save);

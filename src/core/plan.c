@@ -316,11 +316,32 @@ static const char *copy_damage(enum pa_gpt_copy c)
 	return "is intact";
 }
 
+enum pa_gpt_end plan_gpt_end(const struct pa_table *t)
+{
+	uint64_t nsec = t->logical ? t->disk_size / t->logical : 0;
+
+	if (!t->pmbr || t->gpt_primary || t->gpt_alternate_lba < 2 || !nsec)
+		return PA_GPT_END_OK;
+	if (t->gpt_alternate_lba >= nsec)
+		return PA_GPT_END_SHRUNK;
+	return t->gpt_alternate_lba < nsec - 1 ? PA_GPT_END_GROWN : PA_GPT_END_OK;
+}
+
 int plan_table_damage(const struct pa_table *t, char *buf, size_t len)
 {
 	int n = 0;
 
-	if (!t->pmbr || (!t->gpt_primary && !t->gpt_backup))
+	if (t->pmbr && !t->gpt_primary && plan_gpt_end(t) == PA_GPT_END_GROWN)
+		n = snprintf(buf, len,
+			     "the backup GPT is at sector %" PRIu64 ", not at the end "
+			     "of the disk (sector %" PRIu64 "): the disk grew",
+			     t->gpt_alternate_lba, t->disk_size / t->logical - 1);
+	else if (t->pmbr && !t->gpt_primary && plan_gpt_end(t) == PA_GPT_END_SHRUNK)
+		n = snprintf(buf, len,
+			     "the backup GPT belongs at sector %" PRIu64 ", past the "
+			     "end of the disk (sector %" PRIu64 "): the disk shrank",
+			     t->gpt_alternate_lba, t->disk_size / t->logical - 1);
+	else if (!t->pmbr || (!t->gpt_primary && !t->gpt_backup))
 		n = 0;
 	else if (t->gpt_primary && t->gpt_backup)
 		n = snprintf(buf, len,
@@ -344,6 +365,15 @@ static int refuse_odd(struct pa_plan *p, const struct pa_plan_opts *o)
 	char dmg[256];
 
 	plan_table_damage(t, dmg, sizeof(dmg));
+	if (plan_gpt_end(t) == PA_GPT_END_SHRUNK)
+		return plan_refuse(
+		    p,
+		    "the disk is smaller than its GPT says (the backup header "
+		    "belongs at sector %" PRIu64 ", the disk ends at sector %" PRIu64
+		    "): it shrank, or is a truncated copy; give it its size back, "
+		    "or rebuild the GPT for this size with 'sgdisk -e' if every "
+		    "partition still fits",
+		    t->gpt_alternate_lba, t->disk_size / t->logical - 1);
 	if (t->unreadable && t->broken)
 		return plan_refuse(
 		    p,
@@ -504,7 +534,7 @@ static int plan_recreate(struct pa_plan *p, const struct pa_topology *topo,
 			goto out;
 	}
 	/* one GPT copy is corrupt (a write cut short): the label is written again */
-	if (t->damaged && !p->changes)
+	if ((t->damaged || plan_gpt_end(t) == PA_GPT_END_GROWN) && !p->changes)
 		p->changes = 1;
 	if (p->destroys && !o->discard_data) {
 		for (i = 0; i < p->n; i++)

@@ -57,13 +57,14 @@ struct pa_table {
 	bool pmbr;		      /* a protective 0xEE entry in sector 0 */
 	enum pa_gpt_copy gpt_primary; /* PA_GPT_OK unless pmbr */
 	enum pa_gpt_copy gpt_backup;
-	size_t backup_parts;	   /* primary not valid: used entries of the backup */
-	unsigned int hybrid_entry; /* a dos entry (1-4) beside the 0xEE one: hybrid */
-	unsigned int hybrid_type;  /* its system id */
-	bool gpt_odd_layout;	   /* entry array not at LBA 2 (or over 64 MiB) */
-	uint64_t gpt_entries_lba;  /* where it is, when known */
-	bool unreadable;	   /* libparted could not read the table at all */
-	char *broken;		   /* why, when the entries tell (overlap, past end) */
+	size_t backup_parts;	    /* primary not valid: used entries of the backup */
+	unsigned int hybrid_entry;  /* a dos entry (1-4) beside the 0xEE one: hybrid */
+	unsigned int hybrid_type;   /* its system id */
+	bool gpt_odd_layout;	    /* entry array not at LBA 2 (or over 64 MiB) */
+	uint64_t gpt_entries_lba;   /* where it is, when known */
+	uint64_t gpt_alternate_lba; /* where the valid primary says the backup is; 0 */
+	bool unreadable;	    /* libparted could not read the table at all */
+	char *broken;		    /* why, when the entries tell (overlap, past end) */
 	size_t n;
 	struct pa_entry *v;
 	/* the move marker (core/marker.h) the table carries, if any */
@@ -173,6 +174,19 @@ char *plan_refusal_map_in_use(const struct pa_devlist *l, const struct pa_dev *m
  * or the table is no GPT.
  */
 int plan_table_damage(const struct pa_table *t, char *buf, size_t len);
+
+/*
+ * Where a GPT's backup lies against the disk's end, as the valid primary
+ * header says: at the end, before it (the disk grew since the GPT was
+ * written: fix writes the backup at the end), or past it (the disk shrank,
+ * or is a truncated copy: refused).
+ */
+enum pa_gpt_end {
+	PA_GPT_END_OK = 0,
+	PA_GPT_END_GROWN,
+	PA_GPT_END_SHRUNK,
+};
+enum pa_gpt_end plan_gpt_end(const struct pa_table *t);
 
 /* Set p->refusal (first one wins) from a printf format; -ENOMEM on failure. */
 int plan_refuse(struct pa_plan *p, const char *fmt, ...)

@@ -168,6 +168,15 @@ expect_aligned() {
 	[ $((${g% *} % $3)) = 0 ] || fail "partition $2 of $1 starts at ${g% *}, not on $3"
 }
 
+# after_crash DEV: a killed move took its moving partitions away from the
+# kernel for the move; the kernel reads the (marked) table again, as at the
+# boot after a crash.  The kernel must not have had them.
+after_crash() {
+	[ -z "$(ls -d /sys/class/block/"${1#/dev/}"/"${1#/dev/}"p1 2>/dev/null)" ] ||
+		fail "$1: the killed move left partition 1 with the kernel"
+	partx -a "$1" 2>/dev/null || partx -u "$1"
+}
+
 # snapshot DEV FILE: save the disk's content (a small image) for a reset
 snapshot() {
 	dd if="$1" of="$2" bs=1M iflag=direct status=none

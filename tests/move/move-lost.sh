@@ -25,6 +25,7 @@ killed_move() {
 		PARTALIGN_MOVE_RECORD_MIN=${RECORD_MIN:-0} \
 		run_pa fix --yes --move-data --quiet --journal "$1" --backup-dir "$BK" "$dev"
 	expect_rc 137 "the killed move"
+	after_crash "$dev"
 }
 
 J1="$T_TMP/j1"

@@ -61,6 +61,7 @@ one_case() {
 	FS_JOURNAL="$J" FS_AT=40 FS_MODE=kill LD_PRELOAD="$SHIM" PARTALIGN_MOVE_CHUNK=65536 \
 		pa_move "$dev"
 	expect_rc 137 "the killed move"
+	after_crash "$dev"
 	jf=$(find "$J" -name '*.journal')
 	[ -n "$jf" ] || fail "the killed move left no journal"
 	mid=${jf%.journal}
