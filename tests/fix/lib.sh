@@ -152,3 +152,10 @@ wait_file() {
 	done
 	return 1
 }
+
+# pnode_of DEV NUM: the node of partition NUM of DEV (loop0p1, sda1)
+pnode_of() {
+	local p="${1}p$2"
+	[ -b "$p" ] || p="$1$2"
+	echo "$p"
+}
