@@ -340,10 +340,11 @@ static int check_map(struct pa_proof *p, int own)
 	for (i = 0; i < p->l->n; i++) {
 		const struct pa_dev *d = p->l->v[i];
 
-		if (d->kind != PA_KIND_PART || d->disk != map || !d->dm_uuid)
-			continue;
+		if (d->kind != PA_KIND_PART || d->disk != map || !d->dm_uuid ||
+		    scan_dm_open_count(d->major, d->minor, &count) < 0)
+			continue; /* a map taken away for a move holds nothing */
 		parts++;
-		if (scan_dm_open_count(d->major, d->minor, &count) == 0 && count > 0) {
+		if (count > 0) {
 			changed(p, PA_CHANGE_MAP_OPEN);
 			p->change.devno = makedev(d->major, d->minor);
 			p->change.count = (size_t)count;

@@ -423,8 +423,6 @@ static int prepare(const struct fix_opts *o, const char *arg, struct fix_job *j)
 		return st;
 	j->dev = dev;
 	inuse = plan_refusal_in_use(l, dev);
-	if (!inuse && rc == 0 && dev->kind == PA_KIND_MPATH)
-		inuse = fix_map_in_use(l, dev);
 	if (rc == -EBUSY) {
 		if (!inuse &&
 		    asprintf(&inuse, "%s cannot be opened exclusively: it is in use",
@@ -453,6 +451,9 @@ static int prepare(const struct fix_opts *o, const char *arg, struct fix_job *j)
 	if (!inuse && (rc = apply_proof_take(&j->disk, l, dev, &j->proof)) == 0 &&
 	    apply_proof_openers(j->proof) == -EBUSY)
 		inuse = fix_change_text(apply_proof_change(j->proof), l);
+	/* a map: users no process shows (a mount, LVM) are in its open counts */
+	if (!inuse && rc == 0 && dev->kind == PA_KIND_MPATH)
+		inuse = fix_map_in_use(l, dev);
 	{
 		struct pa_table t;
 

@@ -2,6 +2,8 @@
 # two SCSI paths, the standard layout, kpartx partition maps):
 #  - fix on a path (sdX) is refused: exit 4, the message names the map, the
 #    device is unchanged;
+#  - a process holding a partition map open: fix refuses (exit 4) naming its
+#    pid and command, the table unchanged;
 #  - fix on the map rewrites the map's table on the grain (names, PARTUUIDs,
 #    sizes and the disk GUID kept), then runs `kpartx -u` so the partition
 #    maps follow: with kpartx in the guest it exits 1 and the maps sit at the
@@ -55,6 +57,28 @@ if [ "$(md5sum <"/dev/$p1")" = "$sum0" ]; then
 	vm_pass "$label/path-unchanged" "$p1 unchanged (checksum)"
 else
 	vm_fail "$label/path-unchanged" "fix on the path $p1 changed it"
+fi
+
+# ---- a partition map held open by a process (as ASM holds its disks, without
+# O_EXCL): refused naming the process, the map's table unchanged
+held=$(vm_dm_by_uuid "part1-mpath-$wwid")
+if [ -n "$held" ]; then
+	sleep 600 <"/dev/$held" &
+	holder=$!
+	sleep 0.3
+	partalign fix --yes --backup-dir "$bk" "/dev/mapper/pa-mpath" >/tmp/fix.out 2>&1
+	rc=$?
+	kill "$holder" 2>/dev/null
+	wait "$holder" 2>/dev/null
+	cat /tmp/fix.out
+	if [ $rc = 4 ] && grep -q "is open by process $holder (sleep)" /tmp/fix.out &&
+		[ "$(vm_table "/dev/$map")" = "$before" ]; then
+		vm_pass "$label/held-part-map" "a partition map held open: exit 4, $(grep -o "[^ ]* is open by process [0-9]* (sleep)" /tmp/fix.out | head -n 1), table unchanged"
+	else
+		vm_fail "$label/held-part-map" "a partition map held open by $holder: exit $rc (expected 4 naming it), $(tr '\n' ' ' </tmp/fix.out)"
+	fi
+else
+	vm_fail "$label/held-part-map" "no partition map part1-mpath-$wwid"
 fi
 
 # ---- the map, its kpartx maps in place as on a server
