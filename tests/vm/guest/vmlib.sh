@@ -93,6 +93,22 @@ vm_rmmod() {
 	! vm_is_loaded "$1"
 }
 
+# vm_journal_fs MOUNTPOINT: a fresh ext2 on the journal disk (serial
+# pa-vblk-jrnl) mounted there, with journal/ and backup/ in it: a move's
+# journal must be on a disk file system (one on the initramfs's tmpfs is
+# refused).  Fatal when it cannot be made.
+vm_journal_fs() {
+	local jdisk
+	jdisk=$(vm_disks_by_serial pa-vblk-jrnl)
+	[ -n "$jdisk" ] || vm_fatal "no disk with serial pa-vblk-jrnl"
+	vm_modprobe ext4 || vm_fatal "cannot load ext4"
+	mke2fs -q -F "/dev/$jdisk" >/dev/null 2>&1 || vm_fatal "mke2fs /dev/$jdisk failed"
+	mkdir -p "$1"
+	mount -t ext2 "/dev/$jdisk" "$1" 2>/dev/null || mount -t ext4 "/dev/$jdisk" "$1" ||
+		vm_fatal "cannot mount /dev/$jdisk"
+	mkdir -p "$1/journal" "$1/backup"
+}
+
 vm_settle() {
 	udevadm settle --timeout=30
 }

@@ -21,14 +21,7 @@ mnt=/mnt/vanish
 jdir=$mnt/journal
 bdir=$mnt/backup
 
-jdisk=$(vm_disks_by_serial pa-vblk-jrnl)
-[ -n "$jdisk" ] || vm_fatal "no disk with serial pa-vblk-jrnl"
-vm_modprobe ext4 || vm_fatal "cannot load ext4"
-mke2fs -q -F "/dev/$jdisk" >/dev/null 2>&1 || vm_fatal "mke2fs /dev/$jdisk failed"
-mkdir -p "$mnt"
-mount -t ext2 "/dev/$jdisk" "$mnt" 2>/dev/null || mount -t ext4 "/dev/$jdisk" "$mnt" ||
-	vm_fatal "cannot mount /dev/$jdisk"
-mkdir -p "$jdir" "$bdir"
+vm_journal_fs "$mnt"
 
 vm_rmmod scsi_debug || vm_fatal "scsi_debug is loaded and cannot be unloaded"
 vm_modprobe scsi_debug sector_size=512 physblk_exp=3 dev_size_mb=8 ||

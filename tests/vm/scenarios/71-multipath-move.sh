@@ -15,19 +15,10 @@ map=$(vm_dm_by_name pa-mpath)
 [ -n "$map" ] || vm_fatal "no multipath map pa-mpath: run with 50-multipath"
 wwid=$(cat "/sys/block/$map/dm/uuid")
 wwid=${wwid#mpath-}
-# the journal on a disk file system (one on the initramfs's tmpfs is refused):
-# the ext2 of the journal disk 63-fix-vanish uses, made again here
 mnt=/mnt/$label
-jdisk=$(vm_disks_by_serial pa-vblk-jrnl)
-[ -n "$jdisk" ] || vm_fatal "no disk with serial pa-vblk-jrnl"
-vm_modprobe ext4 || vm_fatal "cannot load ext4"
-mke2fs -q -F "/dev/$jdisk" >/dev/null 2>&1 || vm_fatal "mke2fs /dev/$jdisk failed"
-mkdir -p "$mnt"
-mount -t ext2 "/dev/$jdisk" "$mnt" 2>/dev/null || mount -t ext4 "/dev/$jdisk" "$mnt" ||
-	vm_fatal "cannot mount /dev/$jdisk"
+vm_journal_fs "$mnt"
 bk=$mnt/backup
 j=$mnt/journal
-mkdir -p "$j" "$bk"
 has_kpartx=0
 command -v kpartx >/dev/null && has_kpartx=1
 
