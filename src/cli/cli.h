@@ -88,6 +88,13 @@ int out_print(struct libscols_table *tb);
  * Returns 0 or -errno.
  */
 int out_json_write(struct libscols_table *tb, FILE *f);
+/*
+ * The length of @line (@len bytes, no newline) as libsmartcols 2.35 and later
+ * print it, from a table line of a library before 2.35 whose last column is
+ * right-aligned and @width wide: an empty last cell was @width blanks at the
+ * end, now taken off; a line that ends in text keeps it all.
+ */
+size_t out_unfill(const char *line, size_t len, size_t width);
 
 /* Cell helpers: set cell @i of @ln, numbers as decimal, NULL stays empty/null. */
 int out_set_str(struct libscols_line *ln, size_t i, const char *s);

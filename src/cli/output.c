@@ -1,13 +1,15 @@
 /*
  * Output through libsmartcols: one column table per command, rendered as a
- * table, --json, --pairs or --raw.  Nothing here pads columns by hand.  Two
- * things are written here where the library cannot (configure decides):
- * the --json document when libsmartcols cannot type its values or lays it
- * out otherwise (util-linux before 2.37; EL8 has 2.32), out_json_write(),
- * byte for byte the document of the newer library; and the --pairs keys as
- * shell variable names before 2.38.  The column table (struct out_col) is
- * the one source of names and JSON types for both.  out_json_str() writes
- * the strings of the report that is not one table (provision --json).
+ * table, --json, --pairs or --raw.  Nothing here pads columns by hand.  Where
+ * an older libsmartcols prints otherwise than 2.38 does, output.c makes the
+ * output the same: it writes the --json document itself when the library
+ * cannot type its values or lays it out otherwise (util-linux before 2.37;
+ * EL8 has 2.32; configure decides), out_json_write(); it makes the --pairs
+ * keys shell variable names before 2.38; and it takes off the blanks that
+ * libraries before 2.35 put in an empty right-aligned last cell of a table
+ * (asked of the library at run time).  The column table (struct out_col) is
+ * the one source of names and JSON types.  out_json_str() writes the strings
+ * of the report that is not one table (provision --json).
  */
 #include "config.h"
 
@@ -245,12 +247,81 @@ int out_json_write(struct libscols_table *tb, FILE *f)
 	return ferror(f) ? -EIO : 0;
 }
 
+/*
+ * libsmartcols before 2.35 (EL8 has 2.32) fills an empty cell of a
+ * right-aligned last column with blanks to the column's width; 2.35 and later
+ * end the line before it.  Asked once of the library at hand: a table of one
+ * right-aligned column "N" and one empty row.
+ */
+static bool scols_fills_last_cell(void)
+{
+	static int fills = -1;
+	struct libscols_table *tb;
+	char *s = NULL;
+
+	if (fills >= 0)
+		return fills;
+	fills = 0;
+	tb = scols_new_table();
+	if (tb && scols_table_new_column(tb, "N", 1, SCOLS_FL_RIGHT) &&
+	    scols_table_new_line(tb, NULL) && scols_print_table_to_string(tb, &s) == 0)
+		fills = s && strcmp(s, "N\n ") == 0;
+	free(s);
+	scols_unref_table(tb);
+	return fills;
+}
+
+size_t out_unfill(const char *line, size_t len, size_t width)
+{
+	size_t blanks = 0;
+
+	while (blanks < len && line[len - 1 - blanks] == ' ')
+		blanks++;
+	return blanks >= width ? len - width : len;
+}
+
+/* A table as libsmartcols 2.35 and later print it, from a library that fills. */
+static int print_unfilled(struct libscols_table *tb, size_t last)
+{
+	FILE *out = scols_table_get_stream(tb), *mem;
+	char *buf = NULL, *line, *end;
+	size_t size = 0, width;
+	int rc;
+
+	mem = open_memstream(&buf, &size);
+	if (!mem)
+		return -errno;
+	scols_table_set_stream(tb, mem);
+	rc = scols_print_table(tb);
+	scols_table_set_stream(tb, out);
+	if (fclose(mem) != 0 && rc == 0)
+		rc = -errno;
+	width = scols_column_get_width(scols_table_get_column(tb, last));
+	for (line = buf; rc == 0 && line && *line; line = end + 1) {
+		end = strchr(line, '\n');
+		if (!end)
+			end = line + strlen(line);
+		fwrite(line, 1, out_unfill(line, (size_t)(end - line), width), out);
+		if (!*end)
+			break;
+		fputc('\n', out);
+	}
+	free(buf);
+	return rc;
+}
+
 int out_print(struct libscols_table *tb)
 {
+	size_t ncols = scols_table_get_ncols(tb);
 	int rc;
 
 	if (!SCOLS_WRITES_JSON && scols_table_is_json(tb))
 		rc = out_json_write(tb, scols_table_get_stream(tb));
+	else if (!scols_table_is_json(tb) && !scols_table_is_raw(tb) &&
+		 !scols_table_is_export(tb) && ncols &&
+		 scols_column_is_right(scols_table_get_column(tb, ncols - 1)) &&
+		 scols_fills_last_cell())
+		rc = print_unfilled(tb, ncols - 1);
 	else
 		rc = scols_print_table(tb);
 	if (fflush(stdout) != 0 || ferror(stdout) || rc != 0) {

@@ -1,8 +1,8 @@
 /*
- * Unit tests of cli/output.c: the --json, --pairs and --raw documents of a
- * column table, pinned byte for byte as libsmartcols 2.38 prints them
- * (numbers bare, unset and empty cells null, every escape, the empty
- * table).  Wherever libsmartcols prints --json itself, the tests also hold
+ * Unit tests of cli/output.c: the --json, --pairs and --raw documents and
+ * the table of a column table, pinned byte for byte as libsmartcols 2.38
+ * prints them (numbers bare, unset and empty cells null, every escape, the
+ * empty table, an empty right-aligned last cell).  Wherever libsmartcols prints --json itself, the tests also hold
  * out_json_write(), the writer of builds whose libsmartcols cannot (EL8's
  * 2.32), to the library's bytes; in such a build out_print() is that
  * writer, held to the same text.
@@ -190,13 +190,60 @@ static void test_raw(void **state)
 	    "      \n");
 }
 
+/*
+ * A table whose last column is right-aligned: a row with an empty last cell
+ * ends after the column before it (libsmartcols 2.35 and later; out_print()
+ * takes off the blanks an older one puts there).
+ */
+static void test_table(void **state)
+{
+	static const int sel[] = {C_NAME, C_MAJMIN, C_START, C_ALIGN};
+	struct out_opts o = {.format = OUT_TABLE};
+	struct libscols_table *tb = out_table_new(&o, "devices", cols, sel, 4);
+	struct libscols_line *ln;
+	char *got;
+
+	assert_non_null(tb);
+	ln = scols_table_new_line(tb, NULL);
+	out_set_str(ln, 0, "sda1");
+	out_set_str(ln, 1, "8:1");
+	out_set_u64(ln, 2, 1048576);
+	out_set_s64(ln, 3, -512);
+	ln = scols_table_new_line(tb, NULL);
+	out_set_str(ln, 0, "sdb");
+	out_set_u64(ln, 2, 0);
+	ln = scols_table_new_line(tb, NULL);
+	out_set_str(ln, 0, "nvme0n1p12");
+	out_set_str(ln, 1, "259:12");
+	out_set_u64(ln, 2, 4096);
+	out_set_s64(ln, 3, 0);
+	got = render(tb, false);
+	assert_string_equal(got, "NAME       MAJ:MIN      START ALIGNMENT\n"
+				 "sda1       8:1        1048576      -512\n"
+				 "sdb                         0 \n"
+				 "nvme0n1p12 259:12        4096         0\n");
+	free(got);
+	scols_unref_table(tb);
+}
+
+/* out_unfill(): an older library's line with an empty last cell of width 9 */
+static void test_unfill(void **state)
+{
+	static const char empty[] = "sdb                 0          ";
+	static const char full[] = "sda1       8:1 1048576      -512";
+
+	assert_int_equal(out_unfill(empty, strlen(empty), 9), strlen(empty) - 9);
+	assert_int_equal(out_unfill(full, strlen(full), 9), strlen(full));
+	assert_int_equal(out_unfill("NAME", 4, 9), 4);
+	assert_int_equal(out_unfill("", 0, 9), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_json),
-	    cmocka_unit_test(test_json_empty),
-	    cmocka_unit_test(test_pairs),
-	    cmocka_unit_test(test_raw),
+	    cmocka_unit_test(test_json),  cmocka_unit_test(test_json_empty),
+	    cmocka_unit_test(test_pairs), cmocka_unit_test(test_raw),
+	    cmocka_unit_test(test_table), cmocka_unit_test(test_unfill),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
