@@ -68,8 +68,8 @@ enum {
 	COL_EXTENT_SIZE,
 };
 
-#define N SCOLS_JSON_NUMBER
-#define S SCOLS_JSON_STRING
+#define N OUT_JSON_NUMBER
+#define S OUT_JSON_STRING
 #define R SCOLS_FL_RIGHT
 static const struct out_col columns[] = {
     [COL_NAME] = {"NAME", 0.1, SCOLS_FL_NOEXTREMES, S,

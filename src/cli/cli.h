@@ -53,11 +53,17 @@ struct out_opts {
 	bool terminal;	     /* a table to a terminal: see out_detect_terminal() */
 };
 
+/* The type of a column's --json values (libsmartcols' SCOLS_JSON_*, 2.33) */
+enum out_json_type {
+	OUT_JSON_STRING, /* "text"; null when unset or empty */
+	OUT_JSON_NUMBER, /* the cell's text as it is; null when unset or empty */
+};
+
 struct out_col {
 	const char *name;
 	double whint;
-	int flags;     /* SCOLS_FL_* */
-	int json_type; /* SCOLS_JSON_* */
+	int flags; /* SCOLS_FL_* */
+	enum out_json_type json_type;
 	const char *help;
 };
 
@@ -75,6 +81,20 @@ struct libscols_table *out_table_new(const struct out_opts *o, const char *name,
 void out_list_columns(const struct out_col *cols, size_t ncols);
 /* Print the table and check stdout for write errors; returns an exit bit. */
 int out_print(struct libscols_table *tb);
+/*
+ * The --json document of @tb (made by out_table_new) on @f, byte for byte as
+ * libsmartcols 2.37 and later print it, the values typed by the column
+ * table; out_print() uses it where libsmartcols cannot (configure).
+ * Returns 0 or -errno.
+ */
+int out_json_write(struct libscols_table *tb, FILE *f);
+/*
+ * The length of @line (@len bytes, no newline) as libsmartcols 2.35 and later
+ * print it, from a table line of a library before 2.35 whose last column is
+ * right-aligned and @width wide: an empty last cell was @width blanks at the
+ * end, now taken off; a line that ends in text keeps it all.
+ */
+size_t out_unfill(const char *line, size_t len, size_t width);
 
 /* Cell helpers: set cell @i of @ln, numbers as decimal, NULL stays empty/null. */
 int out_set_str(struct libscols_line *ln, size_t i, const char *s);

@@ -53,8 +53,8 @@ enum {
 	PC_ADVICE,
 };
 
-#define N SCOLS_JSON_NUMBER
-#define S SCOLS_JSON_STRING
+#define N OUT_JSON_NUMBER
+#define S OUT_JSON_STRING
 #define R SCOLS_FL_RIGHT
 static const struct out_col pcols[] = {
     [PC_DISK] = {"DISK", 0.1, 0, S, "whole disk or multipath map (/dev/mapper/NAME)"},

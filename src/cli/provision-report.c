@@ -230,12 +230,12 @@ int provision_print_json(const struct run *r, const char *msg)
 enum { PC_NAME, PC_DEVICE, PC_PARTITION, PC_ACTION, PC_ALIGNED, PC_REASON };
 
 static const struct out_col pcols[] = {
-    [PC_NAME] = {"NAME", 0.1, 0, SCOLS_JSON_STRING, "ASM disk name"},
-    [PC_DEVICE] = {"DEVICE", 0.1, 0, SCOLS_JSON_STRING, "whole disk"},
-    [PC_PARTITION] = {"PARTITION", 0.1, 0, SCOLS_JSON_STRING, "its partition"},
-    [PC_ACTION] = {"ACTION", 7, 0, SCOLS_JSON_STRING, "created, kept, refused, error"},
-    [PC_ALIGNED] = {"ALIGNED", 3, 0, SCOLS_JSON_STRING, "partition aligned"},
-    [PC_REASON] = {"REASON", 0.5, SCOLS_FL_WRAP, SCOLS_JSON_STRING, "why"},
+    [PC_NAME] = {"NAME", 0.1, 0, OUT_JSON_STRING, "ASM disk name"},
+    [PC_DEVICE] = {"DEVICE", 0.1, 0, OUT_JSON_STRING, "whole disk"},
+    [PC_PARTITION] = {"PARTITION", 0.1, 0, OUT_JSON_STRING, "its partition"},
+    [PC_ACTION] = {"ACTION", 7, 0, OUT_JSON_STRING, "created, kept, refused, error"},
+    [PC_ALIGNED] = {"ALIGNED", 3, 0, OUT_JSON_STRING, "partition aligned"},
+    [PC_REASON] = {"REASON", 0.5, SCOLS_FL_WRAP, OUT_JSON_STRING, "why"},
 };
 
 int provision_print_table(const struct run *r, const char *msg)
