@@ -6,6 +6,7 @@
  */
 #include "config.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -15,6 +16,7 @@
 #include "apply/label.h"
 #include "core/crc32.h"
 #include "shared/endian.h"
+#include "shared/hex.h"
 
 /* The primary GPT header, checked for its signature. */
 static int gpt_header(label_read_fn rd, void *ctx, uint32_t logical, unsigned char *h)
@@ -502,4 +504,124 @@ int label_identity_parse(const char *s, struct label_id *id)
 bool label_identity_same(const struct label_id *a, const struct label_id *b)
 {
 	return a->kind == b->kind && strcmp(a->disk, b->disk) == 0;
+}
+
+/* ---- edits of GPT entries in place ---- */
+
+/*
+ * The valid GPT header at @lba into @h and its entry array into *arr (malloc'd,
+ * *len bytes): 0, or -ENOENT, -EBADMSG (no valid header there), -errno.
+ */
+static int gpt_array_at(label_read_fn rd, void *ctx, uint32_t logical, uint64_t nsec,
+			uint64_t lba, unsigned char *h, unsigned char **arr, size_t *len)
+{
+	struct label_id *id = malloc(sizeof(*id));
+	uint64_t total;
+	int rc;
+
+	if (!id)
+		return -ENOMEM;
+	rc = gpt_identity_at(rd, ctx, logical, nsec, lba, id);
+	free(id);
+	if (rc < 0 && rc != -E2BIG)
+		return rc;
+	rc = rd(ctx, lba * logical, h, logical < ID_BUF ? logical : ID_BUF);
+	if (rc < 0)
+		return rc;
+	total = (uint64_t)get_le32(h + 80) * get_le32(h + 84);
+	*arr = malloc(total ? total : 1);
+	if (!*arr)
+		return -ENOMEM;
+	*len = (size_t)total;
+	rc = rd(ctx, get_le64(h + 72) * logical, *arr, *len);
+	if (rc < 0) {
+		free(*arr);
+		*arr = NULL;
+	}
+	return rc;
+}
+
+int label_gpt_attrs(label_read_fn rd, void *ctx, uint32_t logical, uint64_t disk_size,
+		    uint64_t *attrs, size_t max)
+{
+	uint64_t nsec = logical ? disk_size / logical : 0;
+	unsigned char h[ID_BUF], *arr = NULL;
+	size_t len = 0, i, esize;
+	int rc = gpt_array_at(rd, ctx, logical, nsec, 1, h, &arr, &len);
+
+	memset(attrs, 0, max * sizeof(*attrs));
+	if (rc < 0)
+		return rc;
+	esize = get_le32(h + 84);
+	for (i = 0; i < max && (i + 1) * esize <= len; i++)
+		attrs[i] = get_le64(arr + i * esize + 48);
+	free(arr);
+	return 0;
+}
+
+int label_guid_parse(const char *text, unsigned char g[16])
+{
+	static const int at[16] = {6,  4,  2,  0,  11, 9,  16, 14,
+				   19, 21, 24, 26, 28, 30, 32, 34};
+	size_t i;
+
+	if (strlen(text) != 36 || text[8] != '-' || text[13] != '-' || text[18] != '-' ||
+	    text[23] != '-')
+		return -EINVAL;
+	for (i = 0; i < 16; i++) {
+		int hi = hex_digit((char)tolower((unsigned char)text[at[i]]));
+		int lo = hex_digit((char)tolower((unsigned char)text[at[i] + 1]));
+
+		if (hi < 0 || lo < 0)
+			return -EINVAL;
+		g[i] = (unsigned char)(hi << 4 | lo);
+	}
+	return 0;
+}
+
+/* Apply @e to the copy whose header is at @lba, its CRCs made again. */
+static int edit_at(label_read_fn rd, label_write_fn wr, void *ctx, uint32_t logical,
+		   uint64_t nsec, uint64_t lba, const struct label_gpt_edit *e, size_t n)
+{
+	unsigned char h[ID_BUF], *arr = NULL;
+	size_t len = 0, i, esize;
+	uint32_t hsize;
+	int rc = gpt_array_at(rd, ctx, logical, nsec, lba, h, &arr, &len);
+
+	if (rc < 0)
+		return rc;
+	esize = get_le32(h + 84);
+	for (i = 0; i < n && (i + 1) * esize <= len; i++) {
+		if (e[i].type_set)
+			memcpy(arr + i * esize, e[i].type, 16);
+		if (e[i].attrs_set)
+			put_le64(arr + i * esize + 48, e[i].attrs);
+	}
+	put_le32(h + 88, crc32_update(0, arr, len));
+	hsize = get_le32(h + 12);
+	put_le32(h + 16, 0);
+	put_le32(h + 16, crc32_update(0, h, hsize));
+	rc = wr(ctx, get_le64(h + 72) * logical, arr, len);
+	if (rc == 0)
+		rc = wr(ctx, lba * logical, h, logical < ID_BUF ? logical : ID_BUF);
+	free(arr);
+	return rc;
+}
+
+int label_gpt_edit(label_read_fn rd, label_write_fn wr, void *ctx, uint32_t logical,
+		   uint64_t disk_size, const struct label_gpt_edit *e, size_t n)
+{
+	uint64_t nsec = logical ? disk_size / logical : 0;
+	unsigned char h[ID_BUF];
+	uint64_t alt;
+	int rc;
+
+	rc = rd(ctx, logical, h, logical < ID_BUF ? logical : ID_BUF);
+	if (rc < 0)
+		return rc;
+	alt = get_le64(h + 32);
+	rc = edit_at(rd, wr, ctx, logical, nsec, 1, e, n);
+	if (rc == 0 && alt > 1 && alt < nsec)
+		rc = edit_at(rd, wr, ctx, logical, nsec, alt, e, n);
+	return rc;
 }

@@ -16,6 +16,8 @@
 
 /* Reads @len bytes at byte @off of some image; 0 or -errno. */
 typedef int (*label_read_fn)(void *ctx, uint64_t off, void *buf, size_t len);
+/* Writes @len bytes at byte @off of some image; 0 or -errno. */
+typedef int (*label_write_fn)(void *ctx, uint64_t off, const void *buf, size_t len);
 
 /* GPT: bytes of the header + entry array at the start; the same at the end. */
 int label_gpt_extent(label_read_fn rd, void *ctx, uint32_t logical, uint64_t *head_len,
@@ -146,5 +148,32 @@ int label_health(label_read_fn rd, void *ctx, uint32_t logical, uint64_t disk_si
  */
 int label_check_entries(label_read_fn rd, void *ctx, uint32_t logical, uint64_t disk_size,
 			char *why, size_t len);
+
+/*
+ * GPT attribute bits (the 64-bit field of each entry), by entry index (entry
+ * 1 at [0]), from the valid primary array into @attrs (the rest zero).
+ * libparted before 3.5 writes only the bits it has flags for.  0 or -errno.
+ */
+int label_gpt_attrs(label_read_fn rd, void *ctx, uint32_t logical, uint64_t disk_size,
+		    uint64_t *attrs, size_t max);
+
+/* A GUID's text form into its 16 on-disk bytes (mixed endian); -EINVAL. */
+int label_guid_parse(const char *text, unsigned char g[16]);
+
+/* What to set in one GPT entry. */
+struct label_gpt_edit {
+	bool type_set;
+	unsigned char type[16]; /* the type GUID, on-disk bytes */
+	bool attrs_set;
+	uint64_t attrs;
+};
+
+/*
+ * Apply e[i] to entry i + 1 in both copies of the GPT on an image (the backup
+ * where the primary says it is), the arrays' and headers' CRCs made again:
+ * what libparted 3.2 cannot set itself.  0 or -errno.
+ */
+int label_gpt_edit(label_read_fn rd, label_write_fn wr, void *ctx, uint32_t logical,
+		   uint64_t disk_size, const struct label_gpt_edit *e, size_t n);
 
 #endif

@@ -24,6 +24,7 @@
 
 #define HEAD_COPY (1u << 20)
 #define MAX_EBRS 256
+#define MAX_ATTRS 256
 
 struct pa_shadow {
 	int memfd;
@@ -36,6 +37,11 @@ struct pa_shadow {
 	uint32_t logical;
 	struct pa_extent old[MAX_EBRS + 2]; /* label sectors of the table as read */
 	size_t nold;
+	/* GPT: each entry's attribute bits as the disk had them (attrs_known) */
+	bool attrs_known;
+	uint64_t attrs[MAX_ATTRS];
+	/* dos: each partition's system id (primary 1-4, logical from 5), 0 none */
+	unsigned char sysid[MAX_ATTRS];
 };
 
 /* libparted reports through one global handler: collect, never prompt or print. */
@@ -313,6 +319,32 @@ static int copy_alternate(struct pa_disk *d, struct pa_shadow *sh)
 	return copy_in(d, sh, end - tail, tail);
 }
 
+/*
+ * The system id of every dos partition, as libparted numbers them: the
+ * primary entries 1-4, then each EBR's first entry from 5 on.
+ */
+static int dos_sysids(struct pa_disk *d, struct pa_shadow *sh)
+{
+	uint64_t ebrs[MAX_EBRS];
+	unsigned char s[512];
+	unsigned int num = 5;
+	int k, i, rc = rd_fd(&d->fd, 0, s, sizeof(s));
+
+	if (rc < 0 || s[510] != 0x55 || s[511] != 0xaa)
+		return rc;
+	for (i = 0; i < 4; i++)
+		sh->sysid[i] = s[446 + 16 * i + 4];
+	k = label_dos_ebrs(rd_fd, &d->fd, d->logical, ebrs, MAX_EBRS);
+	for (i = 0; i < k && num <= MAX_ATTRS; i++) {
+		rc = rd_fd(&d->fd, ebrs[i], s, sizeof(s));
+		if (rc < 0)
+			return rc;
+		if (s[446 + 4])
+			sh->sysid[num++ - 1] = s[446 + 4];
+	}
+	return 0;
+}
+
 /* The sparse copy libparted works on: the label sectors (the first and last
  * MiB, and the dos EBR chain) of the disk, in a memfd of the disk's size. */
 static int shadow_fill(struct pa_disk *d, struct pa_shadow *sh)
@@ -335,6 +367,11 @@ static int shadow_fill(struct pa_disk *d, struct pa_shadow *sh)
 		return rc;
 	if (rc == 0)
 		rc = copy_alternate(d, sh);
+	/* before libparted reads (and may rewrite) the shadow */
+	sh->attrs_known = label_gpt_attrs(rd_fd, &d->fd, d->logical, d->size, sh->attrs,
+					  MAX_ATTRS) == 0;
+	if (rc == 0)
+		rc = dos_sysids(d, sh);
 	if (rc < 0)
 		return rc;
 	k = label_dos_ebrs(rd_fd, &d->fd, d->logical, ebrs, MAX_EBRS);
@@ -551,6 +588,60 @@ out:
 	return rc;
 }
 
+/* The GPT type of a dos system id partalign carries over; NULL for the default. */
+static const char *gpt_type_of_dos(unsigned char sys)
+{
+	switch (sys) {
+	case 0x82:
+		return "0657FD6D-A4AB-43C4-84E5-0933C84B4F4F"; /* Linux swap */
+	case 0x8e:
+		return "E6D6D379-F507-44C2-A23C-238F2A3DF928"; /* Linux LVM */
+	case 0xfd:
+		return "A19D880F-05FC-4D3B-A006-743F0F84911E"; /* Linux RAID */
+	default:
+		return NULL;
+	}
+}
+
+/*
+ * What libparted before 3.5 (EL8's 3.2) does not write itself, put into the
+ * staged GPT: a kept GPT's attribute bits (3.2 writes only the bits it has
+ * flags for, and drops bit 1 and bits 48-63), and the type of a converted
+ * dos partition (3.2 has no swap flag).
+ */
+static int edit_staged(struct pa_shadow *sh, const struct pa_plan *p, bool fresh)
+{
+	struct label_gpt_edit e[MAX_ATTRS];
+	bool any = false;
+	size_t i;
+
+	memset(e, 0, sizeof(e));
+	for (i = 0; i < p->n; i++) {
+		const struct pa_step *s = &p->v[i];
+		struct label_gpt_edit *x;
+		const char *guid;
+
+		if (!s->old || s->kind == PA_STEP_DROP || s->num < 1 ||
+		    s->num > MAX_ATTRS)
+			continue;
+		x = &e[s->num - 1];
+		if (!fresh && sh->label == PA_LABEL_GPT && sh->attrs_known) {
+			x->attrs_set = true;
+			x->attrs = sh->attrs[s->num - 1];
+			any = true;
+		} else if (fresh && sh->label == PA_LABEL_MSDOS &&
+			   (guid = gpt_type_of_dos(sh->sysid[s->num - 1])) &&
+			   label_guid_parse(guid, x->type) == 0) {
+			x->type_set = true;
+			any = true;
+		}
+	}
+	if (!any || p->new_label != PA_LABEL_GPT)
+		return 0;
+	return label_gpt_edit(rd_fd, wr_fd, &sh->memfd, sh->logical, sh->size, e,
+			      MAX_ATTRS);
+}
+
 int apply_table_stage(struct pa_shadow *sh, const struct pa_plan *p, const char *name,
 		      struct pa_diags *msgs)
 {
@@ -574,6 +665,8 @@ int apply_table_stage(struct pa_shadow *sh, const struct pa_plan *p, const char 
 	if (rc == 0 && !ped_disk_commit_to_dev(sh->staged))
 		rc = -EIO;
 	parted_end();
+	if (rc == 0)
+		rc = edit_staged(sh, p, fresh);
 	if (rc == 0 && keep0) {
 		rc = rd_fd(&sh->memfd, 0, n0, sizeof(n0));
 		memcpy(n0, s0, 446);

@@ -424,6 +424,56 @@ static void test_check_entries(void **state)
 	free(m.b);
 }
 
+static int wr_img(void *ctx, uint64_t off, const void *buf, size_t len)
+{
+	struct img *m = ctx;
+
+	if (off + len > m->size)
+		return -EIO;
+	memcpy(m->b + off, buf, len);
+	return 0;
+}
+
+/* What libparted 3.2 cannot set: a type GUID and attribute bits, in both copies. */
+static void test_gpt_edit(void **state)
+{
+	struct img m = gpt_image(4 * MiB, 512, 128, used13);
+	struct label_gpt_edit e[4] = {{0}};
+	struct label_health h;
+	uint64_t attrs[4];
+	uint64_t backup = 4 * MiB - 512 - 128 * 128;
+
+	assert_int_equal(
+	    label_guid_parse("0657FD6D-A4AB-43C4-84E5-0933C84B4F4F", e[2].type), 0);
+	assert_int_equal(e[2].type[0], 0x6d);
+	assert_int_equal(e[2].type[3], 0x06);
+	assert_int_equal(e[2].type[4], 0xab);
+	assert_int_equal(e[2].type[6], 0xc4);
+	assert_int_equal(e[2].type[8], 0x84);
+	assert_int_equal(e[2].type[15], 0x4f);
+	assert_int_equal(
+	    label_guid_parse("0657fd6d-a4ab-43c4-84e5-0933c84b4f4f", e[1].type), 0);
+	assert_memory_equal(e[1].type, e[2].type, 16);
+	assert_int_equal(
+	    label_guid_parse("0657FD6D-A4AB-43C4-84E5-0933C84B4F4", e[1].type), -EINVAL);
+	assert_int_equal(
+	    label_guid_parse("0657FD6DxA4AB-43C4-84E5-0933C84B4F4F", e[1].type), -EINVAL);
+	e[2].type_set = true;
+	e[0].attrs_set = true;
+	e[0].attrs = 0x8000000000000002ull;
+	assert_int_equal(label_gpt_edit(rd_img, wr_img, &m, 512, m.size, e, 4), 0);
+	/* both copies valid, with the new bytes in each */
+	health_of(&m, &h);
+	assert_int_equal(h.primary, LABEL_GPT_OK);
+	assert_int_equal(h.backup, LABEL_GPT_OK);
+	assert_memory_equal(m.b + 1024 + 2 * 128, e[2].type, 16);
+	assert_memory_equal(m.b + backup + 2 * 128, e[2].type, 16);
+	assert_int_equal(label_gpt_attrs(rd_img, &m, 512, m.size, attrs, 4), 0);
+	assert_true(attrs[0] == 0x8000000000000002ull);
+	assert_true(attrs[1] == 0 && attrs[3] == 0);
+	free(m.b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -447,6 +497,7 @@ int main(void)
 	    cmocka_unit_test(test_health_grown),
 	    cmocka_unit_test(test_health_hybrid_and_dos),
 	    cmocka_unit_test(test_check_entries),
+	    cmocka_unit_test(test_gpt_edit),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
