@@ -2,9 +2,9 @@
  * Unit tests of cli/output.c: the --json, --pairs and --raw documents and
  * the table of a column table, pinned byte for byte as libsmartcols 2.38
  * prints them (numbers bare, unset and empty cells null, every escape, the
- * empty table, an empty right-aligned last cell).  Wherever libsmartcols prints --json itself, the tests also hold
- * out_json_write(), the writer of builds whose libsmartcols cannot (EL8's
- * 2.32), to the library's bytes; in such a build out_print() is that
+ * empty table, an empty right-aligned last cell).  Wherever libsmartcols prints --json
+ * itself, the tests also hold out_json_write(), the writer of builds whose libsmartcols
+ * cannot (EL8's 2.32), to the library's bytes; in such a build out_print() is that
  * writer, held to the same text.
  */
 #include "config.h"
