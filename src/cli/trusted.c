@@ -1,6 +1,6 @@
 /*
  * The trust check on the command line: its wording, the refusal of the
- * directories a command was given.
+ * directories a command was given, the PARTALIGN_TOOLDIR warning.
  */
 #include "config.h"
 
@@ -14,6 +14,7 @@
 #include "cli/cli.h"
 #include "cli/trusted.h"
 #include "core/exitcodes.h"
+#include "shared/spawn.h"
 
 /* "uid 65534 (nobody)", or "uid 1234" for a uid without a name. */
 static void owner_text(uid_t uid, char *buf, size_t len)
@@ -116,4 +117,19 @@ int cli_trust_dirs(const char *const *dirs, size_t n)
 		return PA_EXIT_ERROR;
 	}
 	return PA_EXIT_OK;
+}
+
+void cli_trust_tooldir(void)
+{
+	struct trust_fail f;
+	char *t;
+
+	if (spawn_tooldir(&f) || f.why == TRUST_OK)
+		return;
+	t = cli_trust_text(getenv(SPAWN_TOOLDIR_ENV), &f);
+	msg_warn(NULL,
+		 "PARTALIGN_TOOLDIR ignored: %s; the programs partalign runs come "
+		 "from " SPAWN_PATH " only",
+		 t ? t : getenv(SPAWN_TOOLDIR_ENV));
+	free(t);
 }

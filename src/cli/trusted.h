@@ -1,7 +1,7 @@
 /*
  * The command line's side of the trust check (shared/trust.h): the one
- * wording of "not trusted" and the refusals of the directories a command
- * was given before it looks at any disk.
+ * wording of "not trusted", the refusals of the directories a command was
+ * given before it looks at any disk, and the warning for PARTALIGN_TOOLDIR.
  */
 #ifndef PARTALIGN_CLI_TRUSTED_H
 #define PARTALIGN_CLI_TRUSTED_H
@@ -37,5 +37,8 @@ void cli_trust_refuse(const char *device, const char *given, const struct trust_
  * makes it, 0700).  PA_EXIT_OK, or PA_EXIT_ERROR after the refusal.
  */
 int cli_trust_dirs(const char *const *dirs, size_t n);
+
+/* A warning when PARTALIGN_TOOLDIR is set but not trusted (it is ignored). */
+void cli_trust_tooldir(void);
 
 #endif
