@@ -511,8 +511,8 @@ static int plan_recreate(struct pa_plan *p, const struct pa_topology *topo,
 			if (p->v[i].kind == PA_STEP_RECREATE && p->v[i].old->signature)
 				break;
 		rc = plan_refuse(p,
-				 "partition %u holds %s, which the fix would destroy "
-				 "(--discard-data to wipe it)",
+				 "partition %u holds %s, which the fix would destroy: "
+				 "--move-data to keep it, --discard-data to wipe it",
 				 p->v[i].num, p->v[i].old->signature);
 	}
 out:
