@@ -9,7 +9,8 @@
 #    anywhere, into a hole too, would show.
 #  - plan -o +REFUSED (REFUSED is a default column) and check -o +NAME print
 #    the column once; a column named twice in a list is printed once.
-. "$top_srcdir/tests/lib/common.sh"
+# without it nothing below is safe: every path would start at /
+. "$top_srcdir/tests/lib/common.sh" || exit 99
 . "$top_srcdir/tests/fix/lib.sh"
 need_cmd python3 truncate
 

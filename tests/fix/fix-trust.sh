@@ -10,7 +10,8 @@
 # predictable with the fault shim).  restore reads a backup only when it is a
 # regular file (not a link) owned by root that no one else can write, in such
 # a directory: refused with 8 otherwise.
-. "$top_srcdir/tests/lib/common.sh"
+# without it nothing below is safe: every path would start at /
+. "$top_srcdir/tests/lib/common.sh" || exit 99
 . "$top_srcdir/tests/fix/lib.sh"
 need_no_sanitizers "the fault shim tests/move/faultshim.so"
 need_cmd getent realpath
