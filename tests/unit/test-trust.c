@@ -106,9 +106,11 @@ static void expect_dir(const char *rel, unsigned flags, int rc, enum trust_why w
 
 static int setup(void **state)
 {
-	char t[] = "/tmp/pa-trust-XXXXXX";
+	char t[] = "/tmp/pa-trust-XXXXXX", real[PATH_MAX];
 
-	if (!mkdtemp(t) || !realpath(t, base))
+	/* realpath() wants PATH_MAX bytes (_FORTIFY_SOURCE checks it) */
+	if (!mkdtemp(t) || !realpath(t, real) ||
+	    snprintf(base, sizeof(base), "%s", real) >= (int)sizeof(base))
 		return -1;
 	return 0;
 }
