@@ -114,7 +114,8 @@ int apply_disk_read(struct pa_disk *d, const struct pa_extent *r, void **buf);
  * and @after (may be NULL): the identity of the table about to be written
  * over it, which restore accepts on the disk as well.  @move_id (0: none)
  * marks a backup taken before a data move; restore refuses it.  *path is
- * malloc'd.
+ * malloc'd.  @dir must be trusted (shared/trust.h; made 0700 when missing):
+ * -EPERM when it is not, before anything is written.
  */
 int apply_backup_save(struct pa_disk *d, const char *dir, const char *id,
 		      const struct pa_extent *regs, size_t n,
@@ -142,6 +143,16 @@ struct pa_backup {
  * does not match the bytes.
  */
 int apply_backup_load(const char *file, struct pa_backup *b);
+
+struct trust_fail;
+
+/*
+ * The same for a backup restore writes to a disk: @file is opened without
+ * following a link and read only when it and its directory are trusted
+ * (shared/trust.h); -EPERM with @f saying why not.
+ */
+int apply_backup_load_trusted(const char *file, struct pa_backup *b,
+			      struct trust_fail *f);
 
 /*
  * What restore may write: the label areas of the table @b holds (sector 0

@@ -44,6 +44,7 @@
 #include "shared/endian.h"
 #include "shared/hex.h"
 #include "shared/fileio.h"
+#include "shared/trust.h"
 
 #define MAGIC1 "partalign-backup 1\n"
 #define MAGIC2 "partalign-backup 2\n"
@@ -114,8 +115,9 @@ int apply_backup_save(struct pa_disk *d, const char *dir, const char *id,
 	struct tm tm;
 	uint32_t crc;
 	size_t i, len = 0;
+	struct trust_fail tf;
 	struct file_tmp t;
-	int rc;
+	int dfd = -1, rc;
 	FILE *m;
 
 	if (!data || !held) {
@@ -132,7 +134,8 @@ int apply_backup_save(struct pa_disk *d, const char *dir, const char *id,
 	rc = label_identity(rd_mem, &img, d->logical, d->size, held);
 	if (rc < 0)
 		goto out;
-	rc = mkdir_p(dir, 0700);
+	/* only in a directory only root can change, made 0700 if missing */
+	rc = trust_dir_open(dir, TRUST_CREATE, &dfd, &tf);
 	if (rc < 0)
 		goto out;
 	clock_gettime(CLOCK_REALTIME, &ts);
@@ -171,7 +174,7 @@ int apply_backup_save(struct pa_disk *d, const char *dir, const char *id,
 		crc = crc32_update(crc, data[i], regs[i].len);
 	snprintf(trailer, sizeof(trailer), "crc32 %08" PRIx32 "\n", crc);
 	/* ".NAME.pt.XXXXXX" until it is complete: never listed as a backup */
-	rc = file_tmp_open(&t, final, 0600, 0);
+	rc = file_tmp_openat(&t, dfd, strrchr(final, '/') + 1, 0600, 0);
 	if (rc < 0)
 		goto out;
 	rc = write_all(t.fd, hdr, len);
@@ -188,6 +191,8 @@ int apply_backup_save(struct pa_disk *d, const char *dir, const char *id,
 		final = NULL;
 	}
 out:
+	if (dfd >= 0)
+		close(dfd);
 	for (i = 0; data && i < n; i++)
 		free(data[i]);
 	free(data);
@@ -387,19 +392,19 @@ static int parse_header(const char *buf, size_t len, unsigned int format,
 	return 0;
 }
 
-/* The whole file, if it is not absurdly big for a table backup. */
-static int read_backup_file(const char *file, unsigned char **buf, size_t *len)
+/* The whole file open as @fd, if it is not absurdly big for a table backup. */
+static int read_backup_fd(int fd, unsigned char **buf, size_t *len)
 {
 	struct stat st;
 	void *b;
 	int rc;
 
 	*buf = NULL;
-	if (stat(file, &st) < 0)
+	if (fstat(fd, &st) < 0)
 		return -errno;
 	if (!S_ISREG(st.st_mode))
 		return -EINVAL;
-	rc = read_file(file, MAX_FILE, &b, len);
+	rc = read_fd(fd, MAX_FILE, &b, len);
 	if (rc < 0)
 		return rc == -EFBIG ? -EBADMSG : rc;
 	*buf = b;
@@ -419,7 +424,7 @@ static bool same_parts(const struct label_id *a, const struct label_id *b)
 	return true;
 }
 
-int apply_backup_load(const char *file, struct pa_backup *b)
+static int load_fd(int fd, struct pa_backup *b)
 {
 	unsigned char *buf = NULL;
 	struct label_id *held = NULL;
@@ -430,7 +435,7 @@ int apply_backup_load(const char *file, struct pa_backup *b)
 	int rc;
 
 	memset(b, 0, sizeof(*b));
-	rc = read_backup_file(file, &buf, &len);
+	rc = read_backup_fd(fd, &buf, &len);
 	if (rc < 0)
 		return rc;
 	rc = -EBADMSG;
@@ -499,6 +504,30 @@ out:
 	free(buf);
 	if (rc < 0)
 		apply_backup_free(b);
+	return rc;
+}
+
+int apply_backup_load(const char *file, struct pa_backup *b)
+{
+	int fd = open(file, O_RDONLY | O_NONBLOCK | O_CLOEXEC), rc;
+
+	memset(b, 0, sizeof(*b));
+	if (fd < 0)
+		return -errno;
+	rc = load_fd(fd, b);
+	close(fd);
+	return rc;
+}
+
+int apply_backup_load_trusted(const char *file, struct pa_backup *b, struct trust_fail *f)
+{
+	int fd, rc = trust_file_open(file, O_RDONLY, &fd, f);
+
+	memset(b, 0, sizeof(*b));
+	if (rc < 0)
+		return rc;
+	rc = load_fd(fd, b);
+	close(fd);
 	return rc;
 }
 

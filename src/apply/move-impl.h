@@ -17,6 +17,7 @@ struct pa_mover {
 	char *abs;     /* path made absolute */
 	int fd;	       /* buffered: header, progress, checksums */
 	int dfd;       /* O_DIRECT when the file system allows: the data ring */
+	int dir_fd;    /* the journal's directory, as checked (shared/trust.h) */
 	struct pa_journal j;
 	struct pa_jprog prog; /* the newest progress record */
 };

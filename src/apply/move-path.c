@@ -19,6 +19,7 @@
 
 #include "apply/move.h"
 #include "shared/fileio.h"
+#include "shared/trust.h"
 
 const char *move_journal_dir_default(void)
 {
@@ -146,14 +147,29 @@ static int scan_dir(const char *dir, uint64_t move_id, bool id32, char **path)
 	return rc;
 }
 
+/* Is the directory of @path trusted?  (A missing one is not, here.) */
+static bool dir_trusted(const char *path, struct trust_fail *f)
+{
+	char *dir = path_dir(path);
+	bool ok = dir && trust_dir_open(dir, 0, NULL, f) == 0;
+
+	free(dir);
+	return ok;
+}
+
 int move_journal_find_move(const char *dir, uint64_t move_id, bool id32, const char *hint,
-			   char **path)
+			   char **path, struct trust_fail *skipped)
 {
 	uint64_t id;
 	int rc;
 
-	if (hint && *hint && journal_move_id(hint, &id) && id_matches(id, move_id, id32))
+	memset(skipped, 0, sizeof(*skipped));
+	/* the path on the disk is not looked at unless only root can change it */
+	if (hint && *hint && dir_trusted(hint, skipped) && journal_move_id(hint, &id) &&
+	    id_matches(id, move_id, id32))
 		return (*path = strdup(hint)) ? 1 : -ENOMEM;
+	if (skipped->why == TRUST_ERROR)
+		memset(skipped, 0, sizeof(*skipped)); /* not there: nothing to say */
 	rc = scan_dir(dir, move_id, id32, path);
 	if (rc == 0 && strcmp(dir, move_journal_dir_default()) != 0)
 		rc = scan_dir(move_journal_dir_default(), move_id, id32, path);

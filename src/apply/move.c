@@ -22,6 +22,7 @@
 #include "apply/move-impl.h"
 #include "apply/move.h"
 #include "shared/fileio.h"
+#include "shared/trust.h"
 
 double move_now(void)
 {
@@ -52,6 +53,8 @@ void move_free(struct pa_mover *m)
 	if (!m)
 		return;
 	mover_close(m);
+	if (m->dir_fd >= 0)
+		close(m->dir_fd);
 	journal_free(&m->j);
 	free(m->path);
 	free(m->dir);
@@ -109,7 +112,7 @@ static struct pa_mover *mover_new(const char *path)
 
 	if (!m)
 		return NULL;
-	m->fd = m->dfd = -1;
+	m->fd = m->dfd = m->dir_fd = -1;
 	m->path = strdup(path);
 	m->dir = path_dir(path);
 	if (m->dir && m->path)
@@ -121,17 +124,35 @@ static struct pa_mover *mover_new(const char *path)
 	return m;
 }
 
-/* The data ring wants O_DIRECT; a file system without it (tmpfs) gets buffered I/O. */
+/* The journal's name in its directory. */
+static const char *base_of(const struct pa_mover *m)
+{
+	const char *slash = strrchr(m->path, '/');
+
+	return slash ? slash + 1 : m->path;
+}
+
+/*
+ * The data ring wants O_DIRECT; a file system without it (tmpfs) gets buffered
+ * I/O.  Opened again through the checked directory, it must be the same file.
+ */
 static int open_direct(struct pa_mover *m)
 {
+	struct stat a, b;
+
 	if (!m->j.ring) {
 		m->dfd = m->fd;
 		return 0;
 	}
-	m->dfd = open(m->path, O_RDWR | O_DIRECT | O_CLOEXEC);
+	m->dfd =
+	    openat(m->dir_fd, base_of(m), O_RDWR | O_DIRECT | O_NOFOLLOW | O_CLOEXEC);
 	if (m->dfd < 0 && errno == EINVAL)
 		m->dfd = m->fd;
-	return m->dfd < 0 ? -errno : 0;
+	if (m->dfd < 0)
+		return -errno;
+	if (fstat(m->fd, &a) < 0 || fstat(m->dfd, &b) < 0)
+		return -errno;
+	return a.st_dev == b.st_dev && a.st_ino == b.st_ino ? 0 : -ESTALE;
 }
 
 /* The CRC-32 of the checksum table entries [0, n) of move @k, as on file. */
@@ -226,7 +247,8 @@ static bool links_to(const char *link, int fd)
 	       fstat(fd, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
-int move_open(const char *path, const char *pointer, struct pa_mover **out)
+int move_open(const char *path, const char *pointer, struct pa_mover **out,
+	      struct trust_fail *f)
 {
 	struct pa_mover *m;
 	char *buf = NULL, *real = NULL;
@@ -234,6 +256,7 @@ int move_open(const char *path, const char *pointer, struct pa_mover **out)
 	struct stat st;
 	int rc;
 
+	memset(f, 0, sizeof(*f));
 	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
 		real = follow(path);
 		if (!real)
@@ -245,11 +268,12 @@ int move_open(const char *path, const char *pointer, struct pa_mover **out)
 	free(real);
 	if (!m)
 		return -ENOMEM;
-	m->fd = open(m->path, O_RDWR | O_CLOEXEC);
-	if (m->fd < 0) {
-		rc = -errno;
+	/* the journal decides what is written to the disk: only root's */
+	rc = trust_dir_open(m->dir, 0, &m->dir_fd, f);
+	if (rc == 0)
+		rc = trust_file_openat(m->dir_fd, f->path, base_of(m), O_RDWR, &m->fd, f);
+	if (rc < 0)
 		goto fail;
-	}
 	if (pointer && links_to(pointer, m->fd) && !(m->pointer = strdup(pointer))) {
 		rc = -ENOMEM;
 		goto fail;
@@ -311,29 +335,32 @@ int move_write_prog(struct pa_mover *m, const struct pa_jprog *r)
 	return rc < 0 ? rc : move_sync_fd(m->fd);
 }
 
-/* A link at @pointer to the journal, made durable; the journal goes if it cannot be made.
+/*
+ * A link at @pointer to the journal, made durable, in a trusted directory;
+ * the journal goes if it cannot be made.
  */
 static int make_pointer(struct pa_mover *m, const char *pointer)
 {
-	char dir[PATH_MAX], *target = NULL, *pdir = path_dir(pointer);
-	const char *base = strrchr(m->path, '/');
-	int rc;
+	char *target = NULL, *pdir = path_dir(pointer);
+	const char *pbase = strrchr(pointer, '/');
+	struct trust_fail f;
+	int pfd = -1, rc;
 
 	if (!pdir)
 		return -ENOMEM;
-	rc = mkdir_p(pdir, 0700);
-	if (rc == 0 && !realpath(m->dir, dir))
-		rc = -errno;
-	if (rc == 0 && asprintf(&target, "%s/%s", dir, base ? base + 1 : m->path) < 0) {
-		target = NULL;
+	rc = trust_dir_open(pdir, TRUST_CREATE, &pfd, &f);
+	if (rc == 0 && !m->abs)
+		rc = -ENOENT;
+	if (rc == 0 && !(target = strdup(m->abs)))
 		rc = -ENOMEM;
-	}
-	if (rc == 0 && symlink(target, pointer) < 0)
+	if (rc == 0 && symlinkat(target, pfd, pbase ? pbase + 1 : pointer) < 0)
 		rc = -errno;
-	if (rc == 0)
-		rc = fsync_dir(pdir);
+	if (rc == 0 && fsync(pfd) < 0)
+		rc = -errno;
 	if (rc == 0 && !(m->pointer = strdup(pointer)))
 		rc = -ENOMEM;
+	if (pfd >= 0)
+		close(pfd);
 	free(target);
 	free(pdir);
 	return rc;
@@ -366,6 +393,7 @@ int move_create(const char *dir, const char *pointer_dir, struct pa_journal *j,
 	unsigned char rec[PA_JOURNAL_BLOCK];
 	char *hdr = NULL;
 	struct pa_jprog first = {.seq = 1};
+	struct trust_fail tf;
 	struct file_tmp t;
 	const char *fstype;
 	struct stat st;
@@ -383,17 +411,19 @@ int move_create(const char *dir, const char *pointer_dir, struct pa_journal *j,
 	rc = move_journal_durable(m->dir, &fstype);
 	if (rc == 0)
 		rc = journal_format(&m->j, &hdr);
+	/* only in a directory only root can change, made 0700 if missing */
 	if (rc == 0)
-		rc = mkdir_p(m->dir, 0700);
+		rc = trust_dir_open(m->dir, TRUST_CREATE, &m->dir_fd, &tf);
 	if (rc < 0)
 		goto fail;
 	set_abs(m);
-	if (lstat(m->path, &st) == 0 || (pointer && lstat(pointer, &st) == 0)) {
+	if (fstatat(m->dir_fd, base_of(m), &st, AT_SYMLINK_NOFOLLOW) == 0 ||
+	    (pointer && lstat(pointer, &st) == 0)) {
 		rc = -EEXIST;
 		goto fail;
 	}
 	/* ".NAME.journal.XXXXXX" until renamed; a dead run's temporary goes first */
-	rc = file_tmp_open(&t, m->path, 0600, FILE_TMP_LOCK);
+	rc = file_tmp_openat(&t, m->dir_fd, base_of(m), 0600, FILE_TMP_LOCK);
 	if (rc < 0)
 		goto fail;
 	fd = t.fd;
@@ -424,8 +454,8 @@ int move_create(const char *dir, const char *pointer_dir, struct pa_journal *j,
 		rc = make_pointer(m, pointer);
 	if (rc < 0) {
 		/* nothing was moved yet: no journal is better than one nobody finds */
-		unlink(m->path);
-		fsync_dir(m->dir);
+		unlinkat(m->dir_fd, base_of(m), 0);
+		fsync(m->dir_fd);
 		goto fail;
 	}
 	free(hdr);
@@ -444,9 +474,11 @@ int move_finish(struct pa_mover *m)
 	int rc;
 
 	mover_close(m);
-	if (unlink(m->path) < 0 && errno != ENOENT)
+	if (m->dir_fd < 0)
+		return -EBADF;
+	if (unlinkat(m->dir_fd, base_of(m), 0) < 0 && errno != ENOENT)
 		return -errno;
-	rc = fsync_dir(m->dir);
+	rc = fsync(m->dir_fd) < 0 ? -errno : 0;
 	if (rc == 0 && m->pointer) {
 		char *pdir = path_dir(m->pointer);
 

@@ -38,15 +38,19 @@ int move_journal_find(const char *dir, const struct pa_dev *whole, char **path);
 /* "<dir>/<disk id>-<move id>.journal" (malloc'd): the name of a new journal. */
 char *move_journal_file(const char *dir, const char *id, uint64_t move_id);
 
+struct trust_fail;
+
 /*
  * The journal of the move a disk's marker records (@move_id; only its low
  * 32 bits with @id32): the path the marker recorded (@hint, may be NULL),
  * then every *.journal file in @dir and in the default directory, each
  * checked by the move id in its header.  1 with *path (malloc'd), 0 when
- * none is found, -ENOMEM.
+ * none is found, -ENOMEM.  @hint is not looked at when its directory is
+ * not trusted (shared/trust.h): *@skipped says why (why TRUST_OK: it was
+ * not skipped for that).
  */
 int move_journal_find_move(const char *dir, uint64_t move_id, bool id32, const char *hint,
-			   char **path);
+			   char **path, struct trust_fail *skipped);
 
 /*
  * A journal (or pointer) of a move of @whole in @dir, by its name, with the
@@ -75,10 +79,14 @@ int move_journal_on_disk(const char *dir, const struct pa_devlist *l,
 
 /*
  * Open the journal at @path (a pointer is followed): -ENOENT when there is
- * none (or a pointer leads nowhere), -EBADMSG when damaged.  @pointer, if
- * set and a link to the same journal, is removed with it by move_finish().
+ * none (or a pointer leads nowhere), -EBADMSG when damaged, -EPERM with @f
+ * saying why when the journal or its directory is not trusted (a regular
+ * file owned by root that no one else can write, in a directory only root
+ * can change: shared/trust.h).  @pointer, if set and a link to the same
+ * journal, is removed with it by move_finish().
  */
-int move_open(const char *path, const char *pointer, struct pa_mover **m);
+int move_open(const char *path, const char *pointer, struct pa_mover **m,
+	      struct trust_fail *f);
 
 /*
  * Write the new journal @j (its content is taken over; see
@@ -86,7 +94,10 @@ int move_open(const char *path, const char *pointer, struct pa_mover **m);
  * file, fsync, rename, directory fsync), before the disk is marked; and,
  * when @pointer_dir is set, a symbolic link there to it.  -EEXIST when a
  * journal or pointer of that name is already there, -EROFS when @dir is on
- * a file system that does not outlive a power cut.
+ * a file system that does not outlive a power cut, -EPERM when @dir or
+ * @pointer_dir is not trusted (shared/trust.h; both are made 0700 when
+ * missing).  Every file is made relative to its checked directory
+ * (O_EXCL | O_NOFOLLOW): nothing planted there is followed.
  */
 int move_create(const char *dir, const char *pointer_dir, struct pa_journal *j,
 		struct pa_mover **m);

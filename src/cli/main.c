@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/trusted.h"
 #include "core/exitcodes.h"
 
 #ifdef PA_APPLY_BINARY
@@ -112,6 +113,8 @@ int main(int argc, char **argv)
 
 			if (!commands[i].fn)
 				return run_other(argv);
+			/* said once, by the program that runs the command */
+			cli_trust_tooldir();
 
 			/* getopt names the program by argv[0]: "partalign check: ..." */
 			snprintf(prog, sizeof(prog), "%s %s", PA_PROG, commands[i].name);

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "cli/move-cli.h"
+#include "cli/trusted.h"
 #include "core/exitcodes.h"
 #include "scan/scan.h"
 #include "shared/size.h"
@@ -54,6 +55,22 @@ static char *fmt(const char *f, ...)
 	rc = vasprintf(&s, f, ap);
 	va_end(ap);
 	return rc < 0 ? NULL : s;
+}
+
+/*
+ * Refuse a journal, or the place the disk records for it, that is not
+ * trusted: "@what: <why>; <rule><@tail>" (@what is freed).
+ */
+static int refuse_untrusted(struct pa_plan *p, char *what, const struct trust_fail *f,
+			    const char *tail)
+{
+	char *t = cli_trust_text(NULL, f);
+	int rc = refuse_over(
+	    p, what && t ? fmt("%s: %s; %s%s", what, t, cli_trust_rule(f), tail) : NULL);
+
+	free(what);
+	free(t);
+	return rc;
 }
 
 /* " (the disk says it was written to PATH)", in a static buffer. */
@@ -111,6 +128,7 @@ int cli_move_prepare(const struct cli_move_opts *mo, const struct pa_plan_opts *
 {
 	const struct pa_table *t = &p->table;
 	char *path = NULL, *why, idt[24];
+	struct trust_fail tf;
 	int rc;
 
 	if (!t->marked) {
@@ -132,9 +150,18 @@ int cli_move_prepare(const struct cli_move_opts *mo, const struct pa_plan_opts *
 	}
 	id_text(t->move_id, t->move_id32, idt, sizeof(idt));
 	rc = move_journal_find_move(jdir(mo), t->move_id, t->move_id32, t->move_journal,
-				    &path);
+				    &path, &tf);
 	if (rc < 0)
 		return rc;
+	if (rc == 0 && tf.why != TRUST_OK)
+		return refuse_untrusted(
+		    p,
+		    fmt("the journal of the unfinished data move (move id %s) is "
+			"recorded as %s",
+			idt, t->move_journal),
+		    &tf,
+		    ": move it into one and give that to 'partalign resume --journal "
+		    "DIR'");
 	if (rc == 0) {
 		msg_warn(dev->path,
 			 "unfinished data move %s recorded on the disk; no journal of "
@@ -161,7 +188,13 @@ int cli_move_prepare(const struct cli_move_opts *mo, const struct pa_plan_opts *
 			   idt, path, dev->path));
 		goto out;
 	}
-	rc = move_open(path, NULL, mv);
+	rc = move_open(path, NULL, mv, &tf);
+	if (rc == -EPERM) {
+		rc = refuse_untrusted(
+		    p, fmt("the journal %s of the unfinished move %s", path, idt), &tf,
+		    "");
+		goto out;
+	}
 	if (rc < 0) {
 		msg_err(dev->path, -rc, "cannot read the journal %s", path);
 		rc = refuse_over(

@@ -45,6 +45,16 @@ static int find_col(const struct out_col *cols, size_t ncols, const char *name,
 	return -1;
 }
 
+static bool selected(const int *v, size_t n, int c)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (v[i] == c)
+			return true;
+	return false;
+}
+
 int out_select(const struct out_opts *o, const struct out_col *cols, size_t ncols,
 	       const int *defaults, size_t ndefaults, int *sel, size_t *nsel)
 {
@@ -71,7 +81,9 @@ int out_select(const struct out_opts *o, const struct out_col *cols, size_t ncol
 			msg_err(NULL, 0, "too many columns");
 			return -1;
 		}
-		sel[(*nsel)++] = c;
+		/* once each: -o +REFUSED adds nothing when the defaults have it */
+		if (!selected(sel, *nsel, c))
+			sel[(*nsel)++] = c;
 		p += len;
 		if (*p == ',')
 			p++;

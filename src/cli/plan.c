@@ -20,6 +20,7 @@
 #include "apply/apply.h"
 #include "cli/cli.h"
 #include "cli/fix.h"
+#include "cli/trusted.h"
 #include "core/exitcodes.h"
 #include "core/plan.h"
 #include "core/units.h"
@@ -784,6 +785,16 @@ int fix_run(struct fix_opts *op, char *const *devices, size_t njobs)
 			"fix needs confirmation and standard input is not a terminal: "
 			"use --yes");
 		return PA_EXIT_USAGE;
+	}
+	{
+		/* where backups and journals go or come from, before any disk */
+		const char *dirs[] = {fix ? o.backup_dir : NULL,
+				      o.plan.move_data ? o.move.journal_dir : NULL,
+				      o.plan.move_data ? move_journal_dir_default()
+						       : NULL};
+
+		if (cli_trust_dirs(dirs, 3) != PA_EXIT_OK)
+			return PA_EXIT_ERROR;
 	}
 
 	jobs = calloc(njobs ? njobs : 1, sizeof(*jobs));

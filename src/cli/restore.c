@@ -22,6 +22,7 @@
 #include "apply/label.h"
 #include "cli/cli.h"
 #include "cli/fix.h"
+#include "cli/trusted.h"
 #include "core/marker.h"
 #include "core/exitcodes.h"
 #include "scan/scan.h"
@@ -425,6 +426,7 @@ int cmd_restore(int argc, char **argv)
 	struct pa_diags diags = {0};
 	struct pa_backup b;
 	struct pa_dev *dev = NULL;
+	struct trust_fail tf;
 	int c, rc, status;
 
 	while ((c = getopt_long(argc, argv, "yh", longopts, NULL)) != -1) {
@@ -452,9 +454,13 @@ int cmd_restore(int argc, char **argv)
 			"terminal: use --yes");
 		return PA_EXIT_USAGE;
 	}
-	rc = apply_backup_load(argv[optind], &b);
+	if (cli_trust_dirs(&o.backup_dir, 1) != PA_EXIT_OK)
+		return PA_EXIT_ERROR;
+	rc = apply_backup_load_trusted(argv[optind], &b, &tf);
 	if (rc < 0) {
-		if (rc == -EBADMSG)
+		if (rc == -EPERM)
+			cli_trust_refuse(NULL, argv[optind], &tf, cli_trust_rule(&tf));
+		else if (rc == -EBADMSG)
 			msg_err(argv[optind], 0,
 				"not a partalign backup, or damaged (checksum, "
 				"truncated or edited); nothing written to %s",

@@ -194,6 +194,52 @@ static int plan_new(struct pa_plan *p, const struct pa_topology *topo,
 	return add_step(p, &s);
 }
 
+/* Does the dos table's 2^32-sector limit end the new table before the disk ends? */
+static bool dos_limited(const struct pa_plan *p, const struct pa_topology *topo)
+{
+	return p->new_label == PA_LABEL_MSDOS && topo->logical &&
+	       p->table.disk_size / topo->logical > MSDOS_MAX_SECTORS;
+}
+
+/*
+ * --move-data: the last partition, @prev, would end @over bytes past the
+ * last usable byte; @short_before is what a move back lacked (0: none).
+ */
+static int refuse_past_end(struct pa_plan *p, const struct pa_topology *topo,
+			   const struct pa_step *prev, uint64_t over,
+			   uint64_t short_before)
+{
+	char a[64], b[64];
+
+	units_amount(over, a, sizeof(a));
+	if (dos_limited(p, topo)) {
+		/* a bigger LUN would not help: the dos table ends there */
+		units_exact(MSDOS_MAX_SECTORS * topo->logical, b, sizeof(b));
+		if (prev->kind == PA_STEP_MOVE)
+			return plan_refuse(
+			    p,
+			    "no room to move partition %u to an aligned "
+			    "start: it would end %s past the %s limit of a "
+			    "dos table (2^32 sectors)",
+			    prev->num, a, b);
+		return plan_refuse(
+		    p,
+		    "partition %u ends %s past the %s limit of a dos table "
+		    "(2^32 sectors)",
+		    prev->num, a, b);
+	}
+	if (prev->kind == PA_STEP_MOVE)
+		return plan_refuse(p,
+				   "no room to move partition %u to an aligned start: "
+				   "grow the LUN by %s%s%s%s",
+				   prev->num, a, short_before ? " (or free " : "",
+				   short_before ? units_amount(short_before, b, sizeof(b))
+						: "",
+				   short_before ? " before it)" : "");
+	return plan_refuse(p, "partition %u ends %s beyond the last usable byte",
+			   prev->num, a);
+}
+
 /*
  * --move-data: every partition keeps its table entry and size; a misaligned
  * one gets the nearest aligned start the free space allows -- backward when
@@ -281,21 +327,8 @@ static int plan_moves(struct pa_plan *p, const struct pa_topology *topo,
 			goto out;
 		prev = &p->v[p->n - 1];
 	}
-	if (prev && cursor > last + 1) {
-		if (prev->kind == PA_STEP_MOVE)
-			rc = plan_refuse(
-			    p,
-			    "no room to move partition %u to an aligned start: grow "
-			    "the LUN by %s%s%s%s",
-			    prev->num, units_amount(cursor - last - 1, a, sizeof(a)),
-			    short_before ? " (or free " : "",
-			    short_before ? units_amount(short_before, b, sizeof(b)) : "",
-			    short_before ? " before it)" : "");
-		else
-			rc = plan_refuse(
-			    p, "partition %u ends %s beyond the last usable byte",
-			    prev->num, units_amount(cursor - last - 1, a, sizeof(a)));
-	}
+	if (prev && cursor > last + 1)
+		rc = refuse_past_end(p, topo, prev, cursor - last - 1, short_before);
 out:
 	free(order);
 	return rc;
@@ -508,6 +541,19 @@ static int plan_recreate(struct pa_plan *p, const struct pa_topology *topo,
 		if (s.new_size > room) {
 			s.new_size = room / p->place_grain * p->place_grain;
 			s.resized = true;
+			/* a dos table ends at its 2^32-sector limit, not the disk's */
+			if (dos_limited(p, topo) &&
+			    (s.new_size == 0 || e->start + e->size > last + 1)) {
+				rc = plan_refuse(
+				    p,
+				    "partition %u does not fit below the %s limit of a "
+				    "dos table (2^32 sectors): drop --label keep to "
+				    "convert to gpt",
+				    e->num,
+				    units_exact(MSDOS_MAX_SECTORS * topo->logical, a,
+						sizeof(a)));
+				goto out;
+			}
 			if (s.new_size == 0) {
 				rc = plan_refuse(
 				    p,
@@ -541,8 +587,8 @@ static int plan_recreate(struct pa_plan *p, const struct pa_topology *topo,
 			if (p->v[i].kind == PA_STEP_RECREATE && p->v[i].old->signature)
 				break;
 		rc = plan_refuse(p,
-				 "partition %u holds %s, which the fix would destroy "
-				 "(--discard-data to wipe it)",
+				 "partition %u holds %s, which the fix would destroy: "
+				 "--move-data to keep it, --discard-data to wipe it",
 				 p->v[i].num, p->v[i].old->signature);
 	}
 out:

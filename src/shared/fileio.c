@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -93,20 +94,28 @@ int pwrite_all(int fd, const void *buf, size_t len, uint64_t off)
 
 int read_file(const char *path, size_t max, void **out, size_t *outlen)
 {
-	size_t len = 0, cap = 4096;
-	char *buf;
-	int fd, rc = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), rc;
 
 	*out = NULL;
 	*outlen = 0;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
+	rc = read_fd(fd, max, out, outlen);
+	close(fd);
+	return rc;
+}
+
+int read_fd(int fd, size_t max, void **out, size_t *outlen)
+{
+	size_t len = 0, cap = 4096;
+	char *buf;
+	int rc = 0;
+
+	*out = NULL;
+	*outlen = 0;
 	buf = malloc(cap + 1);
-	if (!buf) {
-		close(fd);
+	if (!buf)
 		return -ENOMEM;
-	}
 	for (;;) {
 		ssize_t n;
 
@@ -140,7 +149,6 @@ int read_file(const char *path, size_t max, void **out, size_t *outlen)
 			break;
 		}
 	}
-	close(fd);
 	if (rc < 0) {
 		free(buf);
 		return rc;
@@ -303,40 +311,68 @@ static void tmp_clear(struct file_tmp *t)
 	t->path = t->tmp = NULL;
 }
 
-int file_tmp_open(struct file_tmp *t, const char *path, mode_t mode, unsigned flags)
+/*
+ * Create the temporary t->tmp (".BASE.XXXXXX") in t->dfd: O_CREAT | O_EXCL |
+ * O_NOFOLLOW, so that nothing planted there (a link, a file) is opened; a
+ * name taken is drawn again, a few times.
+ */
+static int create_tmp(struct file_tmp *t)
 {
-	const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
-	char *dir;
+	static const char chars[] =
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+	char *tail = t->tmp + strlen(t->tmp) - 6;
+	int tries;
+
+	for (tries = 0; tries < 100; tries++) {
+		unsigned char r[6];
+		size_t i;
+
+		if (getrandom(r, sizeof(r), 0) != (ssize_t)sizeof(r))
+			return -EIO;
+		for (i = 0; i < 6; i++)
+			tail[i] = chars[r[i] % (sizeof(chars) - 1)];
+		t->fd = openat(t->dfd, t->tmp,
+			       O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (t->fd >= 0)
+			return 0;
+		if (errno != EEXIST)
+			return -errno;
+	}
+	return -EEXIST;
+}
+
+int file_tmp_openat(struct file_tmp *t, int dfd, const char *name, mode_t mode,
+		    unsigned flags)
+{
 	int rc;
 
 	*t = (struct file_tmp){.fd = -1, .dfd = -1, .step = "open-dir"};
-	if (!*base)
-		return -EISDIR;
-	dir = path_dir(path);
-	t->path = strdup(path);
-	if (!dir || !t->path || asprintf(&t->tmp, "%s/.%s.XXXXXX", dir, base) < 0) {
+	if (!*name || strchr(name, '/'))
+		return -EINVAL;
+	t->path = strdup(name);
+	if (!t->path || asprintf(&t->tmp, ".%s.XXXXXX", name) < 0) {
 		t->tmp = NULL;
-		free(dir);
 		tmp_clear(t);
 		return -ENOMEM;
 	}
-	t->dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	free(dir);
+	t->dfd = fcntl(dfd, F_DUPFD_CLOEXEC, 0);
 	if (t->dfd < 0)
 		goto fail_errno;
 	if (flags & FILE_TMP_LOCK) {
 		t->step = "lock";
 		if (flock(t->dfd, LOCK_EX) < 0)
 			goto fail_errno;
-		remove_stale_temps(t->dfd, base);
+		remove_stale_temps(t->dfd, name);
 	}
 	t->step = "create";
-	t->fd = mkostemp(t->tmp, O_CLOEXEC); /* O_CREAT | O_EXCL, mode 0600 */
-	if (t->fd < 0)
-		goto fail_errno;
+	rc = create_tmp(t);
+	if (rc < 0) {
+		tmp_clear(t);
+		return rc;
+	}
 	if (fchmod(t->fd, mode) < 0) {
 		rc = -errno;
-		unlink(t->tmp);
+		unlinkat(t->dfd, t->tmp, 0);
 		tmp_clear(t);
 		return rc;
 	}
@@ -345,6 +381,26 @@ int file_tmp_open(struct file_tmp *t, const char *path, mode_t mode, unsigned fl
 fail_errno:
 	rc = -errno;
 	tmp_clear(t);
+	return rc;
+}
+
+int file_tmp_open(struct file_tmp *t, const char *path, mode_t mode, unsigned flags)
+{
+	const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
+	char *dir;
+	int dfd, rc;
+
+	*t = (struct file_tmp){.fd = -1, .dfd = -1, .step = "open-dir"};
+	if (!*base)
+		return -EISDIR;
+	dir = path_dir(path);
+	if (!dir)
+		return -ENOMEM;
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	rc = dfd < 0 ? -errno : file_tmp_openat(t, dfd, base, mode, flags);
+	if (dfd >= 0)
+		close(dfd);
+	free(dir);
 	return rc;
 }
 
@@ -364,7 +420,7 @@ static int publish(struct file_tmp *t, bool keep)
 	if (rc < 0)
 		return rc;
 	t->step = "rename";
-	if (rename(t->tmp, t->path) < 0)
+	if (renameat(t->dfd, t->tmp, t->dfd, t->path) < 0)
 		return -errno;
 	free(t->tmp);
 	t->tmp = NULL; /* renamed: nothing to remove any more */
@@ -384,7 +440,7 @@ static int publish_end(struct file_tmp *t, bool keep, int *fd)
 		return -EBADF;
 	rc = publish(t, keep);
 	if (rc < 0 && t->tmp)
-		unlink(t->tmp);
+		unlinkat(t->dfd, t->tmp, 0);
 	if (rc == 0 && keep) {
 		*fd = t->fd;
 		t->fd = -1;
@@ -407,7 +463,7 @@ void file_tmp_abort(struct file_tmp *t)
 {
 	if (!t->path)
 		return;
-	unlink(t->tmp);
+	unlinkat(t->dfd, t->tmp, 0);
 	tmp_clear(t);
 }
 

@@ -41,6 +41,8 @@ int read_text(const char *path, size_t max, char **text);
  * after the data, not counted in *@len).  -EFBIG above @max bytes.
  */
 int read_file(const char *path, size_t max, void **buf, size_t *len);
+/* The same from the open @fd, read from where it stands to its end. */
+int read_fd(int fd, size_t max, void **buf, size_t *len);
 
 /*
  * A sysfs or proc attribute at @path (relative to @dfd; AT_FDCWD for none) in @buf:
@@ -74,11 +76,14 @@ int file_publish(const char *path, const void *data, size_t len, mode_t mode);
 
 /*
  * The same in steps, for a file written in pieces.  file_tmp_open() creates the
- * temporary (".BASE.XXXXXX" beside @path, never matching "*.rules" or "*.pt"); the
- * caller writes t->fd; file_tmp_publish() fsyncs, renames and fsyncs the directory,
+ * temporary (".BASE.XXXXXX" beside @path, never matching "*.rules" or "*.pt";
+ * O_EXCL | O_NOFOLLOW: nothing already there is opened); the caller writes
+ * t->fd; file_tmp_publish() fsyncs, renames and fsyncs the directory,
  * file_tmp_abort() removes it.  Either of those two ends the struct (closes and
  * frees all) and must be called once after a successful open; after a failed open
  * or a first end they do nothing (publish returns -EBADF).
+ * file_tmp_openat() does the same for the file @name in the directory open as
+ * @dfd (a trusted one, shared/trust.h): every step is relative to it.
  *
  * FILE_TMP_LOCK: hold an exclusive flock() on the directory from open to the end,
  * and first remove temporaries of @path left by a run that died before its rename.
@@ -88,14 +93,16 @@ int file_publish(const char *path, const void *data, size_t len, mode_t mode);
 enum { FILE_TMP_LOCK = 1 };
 
 struct file_tmp {
-	int fd;	 /* the temporary, open for writing */
-	int dfd; /* the directory */
-	char *path;
-	char *tmp;
+	int fd;	    /* the temporary, open to read and write (as mkostemp) */
+	int dfd;    /* the directory */
+	char *path; /* the file's name in the directory */
+	char *tmp;  /* the temporary's name there */
 	const char *step;
 };
 
 int file_tmp_open(struct file_tmp *t, const char *path, mode_t mode, unsigned flags);
+int file_tmp_openat(struct file_tmp *t, int dfd, const char *name, mode_t mode,
+		    unsigned flags);
 int file_tmp_publish(struct file_tmp *t);
 /* file_tmp_publish() that hands the open temporary, now @path, to the caller in *@fd
  * (the caller closes it); on failure *@fd is -1. */

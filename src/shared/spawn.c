@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "shared/spawn.h"
+#include "shared/trust.h"
 
 extern char **environ;
 
@@ -55,7 +56,6 @@ static int search(const char *dirs, const char *name, char *buf, size_t len)
 int spawn_lookup(const char *name, char *buf, size_t len)
 {
 	const char *tooldir = getenv(SPAWN_TOOLDIR_ENV);
-	int rc;
 
 	if (!name || !*name)
 		return -ENOENT;
@@ -64,13 +64,33 @@ int spawn_lookup(const char *name, char *buf, size_t len)
 			return -ENAMETOOLONG;
 		return 0;
 	}
-	/* one directory, absolute: a relative one would depend on the cwd */
+	/* a tool there runs as root: only from a directory and a file only root
+	   can change */
 	if (tooldir && tooldir[0] == '/' && !strchr(tooldir, ':')) {
-		rc = search(tooldir, name, buf, len);
-		if (rc != -ENOENT)
-			return rc;
+		struct trust_fail f;
+
+		if (trust_program(tooldir, name, &f) == 0) {
+			if ((size_t)snprintf(buf, len, "%s/%s", tooldir, name) >= len)
+				return -ENAMETOOLONG;
+			return 0;
+		}
 	}
 	return search(SPAWN_PATH, name, buf, len);
+}
+
+const char *spawn_tooldir(struct trust_fail *why)
+{
+	const char *tooldir = getenv(SPAWN_TOOLDIR_ENV);
+	struct trust_fail f;
+	int rc;
+
+	if (why)
+		memset(why, 0, sizeof(*why));
+	/* one directory, absolute: a relative one would depend on the cwd */
+	if (!tooldir || tooldir[0] != '/' || strchr(tooldir, ':'))
+		return NULL;
+	rc = trust_dir_open(tooldir, 0, NULL, why ? why : &f);
+	return rc == 0 ? tooldir : NULL;
 }
 
 /*

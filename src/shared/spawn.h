@@ -4,7 +4,11 @@
  * A program named without '/' is looked up in SPAWN_PATH only, never in the
  * inherited PATH: partalign runs as root, often from a shell or a kickstart with
  * a PATH nobody checked.  PARTALIGN_TOOLDIR, when set to an absolute directory,
- * is searched first (documented in partalign(8); the tests put stand-ins there).
+ * is searched first (documented in partalign(8); the tests put stand-ins there)
+ * if it is trusted (shared/trust.h: it and every directory above it owned by
+ * root and writable by no one else); a program there is run only when it is a
+ * regular file owned by root that no one else can write.  Otherwise the
+ * directory, or the program, is ignored.
  *
  * The child gets stdin from /dev/null and an environment of PATH=SPAWN_PATH,
  * LC_ALL=C and the caller's PARTALIGN_* variables (partalign's own settings, which a
@@ -51,9 +55,18 @@ void spawn_result_free(struct spawn_result *r);
 
 /*
  * The file spawn() would run for @name: @name itself when it holds a '/', else the
- * first executable regular file in PARTALIGN_TOOLDIR, then SPAWN_PATH.  0 or -ENOENT,
- * -ENAMETOOLONG.
+ * trusted program of that name in a trusted PARTALIGN_TOOLDIR, else the first
+ * executable regular file in SPAWN_PATH.  0 or -ENOENT, -ENAMETOOLONG.
  */
 int spawn_lookup(const char *name, char *buf, size_t len);
+
+struct trust_fail;
+
+/*
+ * PARTALIGN_TOOLDIR when it is set to one absolute directory that is trusted,
+ * else NULL; then *@why (unless NULL) says what is not trusted, or why
+ * TRUST_OK when it is unset, relative or a list (which are never used).
+ */
+const char *spawn_tooldir(struct trust_fail *why);
 
 #endif

@@ -104,7 +104,7 @@ stop_pid locker
 # signatures the fix would destroy, without --discard-data
 d=$(mkdisk ext4 64M 512 "$two_parts")
 mkfs.ext4 -q -F "${d}p2"
-refused ext4 "$d" 4 "refused: partition 2 holds ext4, which the fix would destroy \(--discard-data"
+refused ext4 "$d" 4 "refused: partition 2 holds ext4, which the fix would destroy: --move-data to keep it, --discard-data to wipe it$"
 d=$(mkdisk swapsig 64M 4096 'label: gpt\nfirst-lba: 6\nstart=6,size=5000\nstart=5100,size=5000')
 mkswap -q "${d}p1"
 refused swapsig "$d" 4 "refused: partition 1 holds swap, which the fix would destroy"

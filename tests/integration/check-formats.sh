@@ -113,8 +113,12 @@ run_pa "$out" "$err" check -o physical,name "$dev"
 assert_eq "PHYSICAL NAME" "$(head -1 "$out" | words)" "-o is case-insensitive and ordered"
 run_pa "$out" "$err" check -o +WWN "$dev"
 assert_eq "$hdr WWN" "$(head -1 "$out" | words)" "-o +WWN"
+# the raw defaults have both already: +LIST adds a column once, never again
 run_pa "$out" "$err" check -o +WWN,PATH -r "$dev"
-[[ $(head -1 "$out") == "NAME "*" WWN PATH" ]] || fail "-o +WWN,PATH: $(head -1 "$out")"
+run_pa "$T_TMP/out2" "$err" check -r "$dev"
+assert_eq "$(head -1 "$T_TMP/out2")" "$(head -1 "$out")" "-o +WWN,PATH"
+[ "$(head -1 "$out" | words | tr ' ' '\n' | grep -cxE 'WWN|PATH')" = 2 ] ||
+	fail "-o +WWN,PATH: $(head -1 "$out")"
 
 # --raw: one line per row, fields separated by single spaces, blanks escaped.
 run_pa "$out" "$err" check -r -o NAME,START,POLICY "$dev"

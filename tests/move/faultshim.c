@@ -30,6 +30,11 @@
  * between flushes.  With
  * FS_LOG=FILE every counted call is appended as "N KIND NAME OFFSET LEN".
  * Nothing is injected without FS_AT.  Other files pass through untouched.
+ *
+ * Names made predictable (the trust tests plant links where partalign will
+ * create a file): FS_RANDOM_BYTE=N makes getrandom() fill with the byte N
+ * (a move id, a temporary name), FS_REALTIME=SECONDS makes the
+ * CLOCK_REALTIME of clock_gettime() that second, 0 ns (a backup's name).
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -49,6 +54,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
 
 enum kind { OTHER, DISK, JOURNAL };
@@ -510,4 +516,28 @@ int ioctl(int fd, unsigned long req, ...)
 		pthread_mutex_unlock(&mu);
 	}
 	return get_ioctl()(fd, req, arg);
+}
+
+REAL(ssize_t, getrandom, void *, size_t, unsigned int)
+REAL(int, clock_gettime, clockid_t, struct timespec *)
+
+ssize_t getrandom(void *buf, size_t len, unsigned int flags)
+{
+	const char *b = getenv("FS_RANDOM_BYTE");
+
+	if (!b || !*b)
+		return get_getrandom()(buf, len, flags);
+	memset(buf, (int)strtoul(b, NULL, 0), len);
+	return (ssize_t)len;
+}
+
+int clock_gettime(clockid_t clk, struct timespec *ts)
+{
+	const char *t = getenv("FS_REALTIME");
+
+	if (clk != CLOCK_REALTIME || !t || !*t)
+		return get_clock_gettime()(clk, ts);
+	ts->tv_sec = (time_t)strtoll(t, NULL, 10);
+	ts->tv_nsec = 0;
+	return 0;
 }

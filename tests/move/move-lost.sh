@@ -105,8 +105,10 @@ refusals "pointer removed" --journal "$T_TMP/j2"
 refusals "no --journal"
 
 echo "# an empty state directory (a rescue system): tmpfs over the default directory"
+# (mode 0700: a state directory only root can change; tmpfs's own 1777 is
+# refused as such, see move-trust.sh)
 cat >"$T_TMP/rescue.sh" <<EOF
-mount -t tmpfs none "$J" || exit 99
+mount -t tmpfs -o mode=0700 none "$J" || exit 99
 "$PARTALIGN" fix --yes --move-data --quiet --backup-dir "$BK" "$dev"
 echo "rc=\$?"
 "$PARTALIGN" resume --quiet --backup-dir "$BK" "$dev"

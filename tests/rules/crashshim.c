@@ -4,7 +4,7 @@
  * by PA_CRASH_AT:
  *   write   after half of the first write to a hidden temporary file
  *   fsync   at the first fsync
- *   rename  at the rename into place
+ *   rename  at the rename into place (rename or renameat)
  * Everything else passes through to libc.
  */
 #define _GNU_SOURCE
@@ -69,4 +69,15 @@ int rename(const char *from, const char *to)
 	if (crash_at("rename"))
 		raise(SIGKILL);
 	return real(from, to);
+}
+
+/* file_tmp_publish() renames relative to the directory it holds open */
+int renameat(int fromfd, const char *from, int tofd, const char *to)
+{
+	int (*real)(int, const char *, int, const char *) =
+	    (int (*)(int, const char *, int, const char *))dlsym(RTLD_NEXT, "renameat");
+
+	if (crash_at("rename"))
+		raise(SIGKILL);
+	return real(fromfd, from, tofd, to);
 }

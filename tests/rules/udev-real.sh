@@ -7,13 +7,15 @@
 #   disk C: MBR; a test rule gives it only a serial          -> ID_SERIAL + PARTN
 #   disk D: MBR; the test rule gives it B's WWN (a clone)   -> refused
 # A stand-in udevadm first in PATH must not be run (the system's is, and fails:
-# no udevd in the namespace).
+# no udevd in the namespace); nor one in a PARTALIGN_TOOLDIR its group may
+# write or another user owns (a warning says it is ignored).
 # Then the write-and-apply path with a stand-in udevadm (in PARTALIGN_TOOLDIR,
 # the documented override) whose "trigger" runs
 # the real udevadm test: links verified by partalign itself, a rerun that
 # changes nothing, a lost link restored, a dropped name's link removed, and a
 # verification that fails.
-. "$top_srcdir/tests/lib/common.sh"
+# without it nothing below is safe: every path would start at /
+. "$top_srcdir/tests/lib/common.sh" || exit 99
 . "$top_srcdir/tests/rules/lib.sh"
 
 U1=6d3c6c1e-8e1b-4c4e-9f2a-0a1b2c3d4e01
@@ -142,6 +144,27 @@ PATH=\$R_NS/bin:\$PATH \"\$PARTALIGN\" rules --map \"\$MAP\" --output \$R_NS/pat
 grep -q \"'udevadm control --reload' failed\" \$R_NS/err ||
 	fail \"the system's udevadm was not run (no udevd here): \$(cat \$R_NS/err)\"
 rm -f \$R_NS/path.rules
+
+# nor from a PARTALIGN_TOOLDIR its group may write, or another user owns:
+# ignored, with a warning, and the system's udevadm runs
+for how in 'chmod 0775' 'chown nobody'; do
+	\$how \$R_NS/bin
+	rc=0
+	PARTALIGN_TOOLDIR=\$R_NS/bin \"\$PARTALIGN\" rules --map \"\$MAP\" --output \$R_NS/tool.rules \
+		>\$R_NS/out 2>\$R_NS/err || rc=\$?
+	[ ! -s \$R_NS/udevadm.log ] || fail \"\$how: the udevadm of PARTALIGN_TOOLDIR was run\"
+	case \$how in
+	chmod*) why='is writable by its group (mode 0775)' ;;
+	*) why='is owned by uid 65534 (nobody), not root' ;;
+	esac
+	grep -Fxq \"partalign: warning: PARTALIGN_TOOLDIR ignored: \$R_NS/bin \$why; the programs partalign runs come from /usr/sbin:/usr/bin:/sbin:/bin only\" \$R_NS/err ||
+		fail \"\$how: no warning: \$(cat \$R_NS/err)\"
+	grep -q \"'udevadm control --reload' failed\" \$R_NS/err ||
+		fail \"\$how: the system's udevadm was not run: \$(cat \$R_NS/err)\"
+	chmod 0755 \$R_NS/bin
+	chown root \$R_NS/bin
+	rm -f \$R_NS/tool.rules
+done
 
 # the write-and-apply path, with the stand-in udevadm in PARTALIGN_TOOLDIR
 export PARTALIGN_TOOLDIR=\$R_NS/bin

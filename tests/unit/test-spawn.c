@@ -2,7 +2,8 @@
  * Unit tests of shared/spawn.c: programs are found in SPAWN_PATH (and
  * PARTALIGN_TOOLDIR), never through the inherited PATH; output is captured;
  * the exit status and signals come back; the child's environment is reduced.
- * A directory of stand-in programs is put first in PATH to show it is ignored.
+ * A directory of stand-in programs is put first in PATH to show it is ignored;
+ * as PARTALIGN_TOOLDIR it is used only while no one but root can change it.
  */
 #include "config.h"
 
@@ -16,6 +17,7 @@
 #include "unit.h"
 
 #include "shared/spawn.h"
+#include "shared/trust.h"
 
 static char dir[256];
 
@@ -96,6 +98,47 @@ static void test_tooldir(void **state)
 	snprintf(p, sizeof(p), "/nonexistent:%s", dir);
 	setenv(SPAWN_TOOLDIR_ENV, p, 1);
 	assert_int_equal(spawn_lookup("pa-only-in-path", p, sizeof(p)), -ENOENT);
+	unsetenv(SPAWN_TOOLDIR_ENV);
+}
+
+/* PARTALIGN_TOOLDIR or a program in it that others could change is not used. */
+static void test_tooldir_untrusted(void **state)
+{
+	char p[512], prog[512];
+	struct spawn_result r;
+	struct trust_fail f;
+	const char *sh[] = {"sh", "-c", "exit 3", NULL};
+	static const mode_t bad[] = {0775, 0777, 0757};
+	size_t i;
+
+	setenv(SPAWN_TOOLDIR_ENV, dir, 1);
+	assert_string_equal(spawn_tooldir(&f), dir);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(chmod(dir, bad[i]), 0);
+		assert_null(spawn_tooldir(&f));
+		assert_int_equal(f.why,
+				 bad[i] & 2 ? TRUST_OTHER_WRITE : TRUST_GROUP_WRITE);
+		assert_int_equal(spawn_lookup("pa-only-in-path", p, sizeof(p)), -ENOENT);
+		assert_int_equal(spawn(sh, SPAWN_OUT, &r), 0);
+		assert_int_equal(r.status, 3); /* the system's sh, not the stand-in */
+		spawn_result_free(&r);
+	}
+	assert_int_equal(chmod(dir, 0700), 0);
+	/* a program others may write, in a good directory */
+	snprintf(prog, sizeof(prog), "%s/pa-only-in-path", dir);
+	assert_int_equal(chmod(prog, 0775), 0);
+	assert_int_equal(spawn_lookup("pa-only-in-path", p, sizeof(p)), -ENOENT);
+	assert_int_equal(chmod(prog, 0755), 0);
+	assert_int_equal(spawn_lookup("pa-only-in-path", p, sizeof(p)), 0);
+	/* a directory another user owns (needs root to make) */
+	if (geteuid() == 0) {
+		assert_int_equal(chown(dir, 65534, 65534), 0);
+		assert_null(spawn_tooldir(&f));
+		assert_int_equal(f.why, TRUST_OWNER);
+		assert_int_equal(spawn_lookup("pa-only-in-path", p, sizeof(p)), -ENOENT);
+		assert_int_equal(chown(dir, 0, 0), 0);
+		assert_int_equal(spawn_lookup("pa-only-in-path", p, sizeof(p)), 0);
+	}
 	unsetenv(SPAWN_TOOLDIR_ENV);
 }
 
@@ -262,6 +305,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_lookup_ignores_path, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_tooldir, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_tooldir_untrusted, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_capture, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_quiet, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_out_to_err, setup, teardown),
