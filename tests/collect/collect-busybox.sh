@@ -68,6 +68,7 @@ for c in ls cat readlink uname; do
 done
 {
 	echo 'set -euo pipefail'
+	echo 'trap '\''echo "namespace script: exit $? at: $BASH_COMMAND" >&2'\'' ERR'
 	echo 'mount -t tmpfs -o mode=0755 pa-run /run'
 	echo 'mount -t tmpfs -o mode=0755 pa-dev /dev'
 	echo 'mknod -m 0666 /dev/null c 1 3'
@@ -86,7 +87,8 @@ done
 		"$T_TMP/send-text.out" "$T_TMP/send-text.err"
 	printf 'dash %q %q >%q 2>&1\n' "$COLLECT" "$T_TMP/tree-dash" "$T_TMP/dash.log"
 } >"$T_TMP/ns.sh"
-ns_run "$T_TMP/ns.sh" || fail "the namespace script failed (exit $?): $(cat "$T_TMP"/*.log 2>/dev/null)"
+ns_run "$T_TMP/ns.sh" 2>"$T_TMP/ns.err" ||
+	fail "the namespace script failed (exit $?): $(cat "$T_TMP/ns.err" "$T_TMP"/*.log 2>/dev/null)"
 grep -q '^E:ID_PART_ENTRY_UUID=' "$T_TMP/dump/run/udev/data/b$(cat "/sys/class/block/${mine[4]}/dev")" ||
 	fail "udevadm test made no database entry with a partition UUID for ${mine[4]}"
 head -n 1 "$T_TMP/send-gz.out" | grep -qx '@@PARTALIGN-COLLECT BEGIN 1 gzip' ||
@@ -171,5 +173,46 @@ expect_rc 16 "partalign-collect without DIR"
 run_c --bogus "$T_TMP/x"
 expect_rc 16 "partalign-collect --bogus"
 [ ! -e "$T_TMP/x" ] || fail "a usage error made $T_TMP/x"
-[ ! -e "$root/out/tree/.partalign-collect.stream" ] || fail "the stream file was left in the tree"
+[ -z "$(find "$root/out/tree" -maxdepth 1 -name '.*')" ] ||
+	fail "scratch files left in the tree: $(find "$root/out/tree" -maxdepth 1 -name '.*')"
 echo "ok: refusals"
+
+# 7. partalign-unpack trusts nothing that came back: each of these streams
+# is refused (exit 2) and leaves nothing behind
+bad_stream() { # NAME RECORDS (between the stream's first line and its end)
+	{
+		echo "ssh banner"
+		echo "@@PARTALIGN-COLLECT BEGIN 1 text"
+		echo "partalign-collect stream 1"
+		printf '%b\n' "$2"
+		echo "e 0"
+		echo "@@PARTALIGN-COLLECT END"
+	} >"$T_TMP/bad-$1.out"
+	PA_RC=0
+	python3 "$UNPACK" "$T_TMP/bad-$1" "$T_TMP/bad-$1.out" 2>"$T_TMP/bad.err" || PA_RC=$?
+	expect_rc 2 "partalign-unpack of a stream with $1 ($(cat "$T_TMP/bad.err"))"
+	[ ! -e "$T_TMP/bad-$1" ] || fail "partalign-unpack left $T_TMP/bad-$1 behind ($1)"
+}
+bad_stream absolute 'f /etc/passwd\n+x'
+bad_stream dotdot 'f sys/../../x\n+x'
+bad_stream escape 'l sys/class/block/sda\n+../../../../../etc'
+bad_stream absolute-link 'l sys/class/block/sda\n+/etc'
+bad_stream inner-dotdot 'l sys/class/block/sda\n+../../devices/../../../etc'
+bad_stream through-link 'd sys/devices\nl sys/class/block/x\n+../../devices\nf sys/class/block/x/size\n+1'
+bad_stream twice 'f proc/swaps\n+a\nf proc/swaps\n+b'
+bad_stream unknown 'x what'
+bad_stream late-end 'e 0\nf proc/swaps\n+a'
+printf '@@PARTALIGN-COLLECT BEGIN 1 text\npartalign-collect stream 1\nd sys\n' >"$T_TMP/cut.out"
+PA_RC=0
+python3 "$UNPACK" "$T_TMP/cut" "$T_TMP/cut.out" 2>/dev/null || PA_RC=$?
+expect_rc 2 "partalign-unpack of a stream cut short"
+[ ! -e "$T_TMP/cut" ] || fail "partalign-unpack left a cut stream's tree"
+printf '@@PARTALIGN-COLLECT BEGIN 1 gzip\nH4sIAAAA!!\n@@PARTALIGN-COLLECT END\n' >"$T_TMP/gz.out"
+PA_RC=0
+python3 "$UNPACK" "$T_TMP/gz" "$T_TMP/gz.out" 2>/dev/null || PA_RC=$?
+expect_rc 2 "partalign-unpack of broken base64"
+# a stream that came through a tty (CR LF) is whole
+sed 's/$/\r/' "$T_TMP/send-text.out" >"$T_TMP/crlf.out"
+python3 "$UNPACK" "$T_TMP/tree-crlf" "$T_TMP/crlf.out" || fail "partalign-unpack of CR LF lines: exit $?"
+diff -r --no-dereference "$T_TMP/tree-send-text" "$T_TMP/tree-crlf" >&2 || fail "CR LF changed the tree"
+echo "ok: partalign-unpack refuses unsafe or broken streams and reads one through a tty"

@@ -131,6 +131,8 @@ bb_root "$root"
 			fi
 			printf 'chroot %q /bin/sh /collect/partalign-collect /out/%q >%q 2>&1; echo $? >%q\n' \
 				"$root" "$n-$k" "$T_TMP/collect-$n-$k.log" "$T_TMP/collect-$n-$k.rc"
+			printf 'chroot %q /bin/sh /collect/partalign-collect --send >%q 2>&1\n' \
+				"$root" "$T_TMP/send-$n-$k.out"
 			for d in sys proc dev run/udev; do
 				printf 'umount %q 2>/dev/null\n' "$root/$d"
 			done
@@ -219,6 +221,11 @@ for n in "${trees[@]}"; do
 				fail "$n $k: no word of the dm tables left out: $(cat "$T_TMP/collect-$n-$k.log")"
 			[ ! -e "$c/dm" ] || fail "$n $k: dm tables without dmsetup?"
 		fi
+		# the stream of --send is the same tree
+		python3 "$UNPACK" "$T_TMP/send-$n-$k" "$T_TMP/send-$n-$k.out" 2>"$T_TMP/unpack.err" ||
+			fail "$n $k: partalign-unpack of --send: exit $?: $(cat "$T_TMP/unpack.err")"
+		diff -r --no-dereference "$c" "$T_TMP/send-$n-$k" >&2 ||
+			fail "$n $k: --send and DIR collect different trees"
 		run_pa "$T_TMP/got.json" "$T_TMP/got.err" check --json -o "$all_cols" --sysroot "$c"
 		[ "$PA_RC" -lt 32 ] || fail "$n $k: check --sysroot exit $PA_RC: $(cat "$T_TMP/got.err")"
 		if [ $needs_table = 1 ]; then
