@@ -5,8 +5,9 @@
 # partalign dump's, file for file and link for link.  Besides what earlier
 # scenarios left (virtio-blk, virtio-scsi, NVMe disks, the multipath map of
 # 50-multipath and its kpartx maps), an md RAID0 over partitions of pa-md-1
-# and pa-md-2 (data offset 1 MiB) and a linear map with an LVM- UUID on it:
-# the collector's md members and dm tables.  Without dmsetup on the PATH the
+# and pa-md-2 (data offset 1 MiB), a linear map with an LVM- UUID on it and
+# a plain dm-crypt map on that: the collector's md members and dm tables.
+# Neither tree may hold the crypt key (dmsetup and dump write zeros).  Without dmsetup on the PATH the
 # collection lacks the tables: the rows of every other device are the same,
 # a dm row's verdicts are the same or n/a (unknown), never another, and
 # check says so (exit bit 8).  Everything made here is removed at the end.
@@ -17,7 +18,9 @@ md=md9
 export MDADM_NO_UDEV=1
 mkdir -p /run/mdadm
 [ -f "$collector" ] || vm_fatal "no $collector in the guest"
-vm_modprobe raid0 || vm_fatal "cannot load raid0"
+for m in raid0 dm_crypt xts; do
+	vm_modprobe "$m" || vm_fatal "cannot load $m"
+done
 cols=$(partalign check --list-columns | awk 'NF { print $1 }' | tr '\n' ',' | sed 's/,$//')
 
 parts=
@@ -42,9 +45,15 @@ dmsetup create pa--col-lv --uuid "$uuid" --table "0 $((sz - 4096)) linear /dev/$
 vm_settle
 lv=$(vm_dm_by_name pa--col-lv)
 [ -n "$lv" ] || vm_fatal "no dm device pa--col-lv"
+key=5ec2e7005ec2e7005ec2e7005ec2e7005ec2e7005ec2e7005ec2e7005ec2e700
+dmsetup create pa-col-crypt --uuid CRYPT-PLAIN-pa-col-crypt --table \
+	"0 $(($(cat "/sys/block/$lv/size") - 2048)) crypt aes-xts-plain64 $key 0 /dev/$lv 2048" ||
+	vm_fatal "dmsetup create of the crypt map on $lv failed"
+vm_settle
 
 cleanup() {
 	local p
+	dmsetup remove pa-col-crypt 2>/dev/null
 	dmsetup remove pa--col-lv 2>/dev/null
 	mdadm --stop "/dev/$md" >/dev/null 2>&1 || vm_fail "$label/cleanup" "mdadm --stop $md"
 	for p in $parts; do
@@ -73,10 +82,17 @@ case ",$kinds," in
 *,raid,*) ;;
 *) vm_fail "$label/devices" "no md row among the live rows ($kinds)" ;;
 esac
-case ",$kinds," in
-*,lvm,*) ;;
-*) vm_fail "$label/devices" "no lvm row among the live rows ($kinds)" ;;
-esac
+for k in lvm crypt; do
+	case ",$kinds," in
+	*,$k,*) ;;
+	*) vm_fail "$label/devices" "no $k row among the live rows ($kinds)" ;;
+	esac
+done
+if grep -rq "$key" /tmp/dump /tmp/col; then
+	vm_fail "$label/key" "the crypt key is in a tree: $(grep -rl "$key" /tmp/dump /tmp/col | tr '\n' ' ')"
+else
+	vm_pass "$label/key" "no tree holds the crypt key"
+fi
 
 partalign check --json -o "$cols" --sysroot /tmp/col >/tmp/sr.json 2>/tmp/sr.err
 sr_rc=$?
