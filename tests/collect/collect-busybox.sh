@@ -211,6 +211,21 @@ printf '@@PARTALIGN-COLLECT BEGIN 1 gzip\nH4sIAAAA!!\n@@PARTALIGN-COLLECT END\n'
 PA_RC=0
 python3 "$UNPACK" "$T_TMP/gz" "$T_TMP/gz.out" 2>/dev/null || PA_RC=$?
 expect_rc 2 "partalign-unpack of broken base64"
+# --check (the role's task): check's rows and status on a good stream, 8 on
+# a broken one, no temporary directory left either way
+mkdir "$T_TMP/tmpdir"
+PA_RC=0
+TMPDIR=$T_TMP/tmpdir python3 "$UNPACK" --check "$PARTALIGN" -- --json -o "$all_cols" "$g4k" \
+	<"$T_TMP/send-gz.out" >"$T_TMP/uc.json" 2>"$T_TMP/uc.err" || PA_RC=$?
+uc_rc=$PA_RC
+run_pa "$T_TMP/live1" "$T_TMP/live1.err" check --json -o "$all_cols" --sysroot "$T_TMP/dump" "$g4k"
+assert_eq "$PA_RC" "$uc_rc" "partalign-unpack --check: exit status ($(cat "$T_TMP/uc.err"))"
+[ "$uc_rc" = 4 ] || fail "partalign-unpack --check $g4k: exit $uc_rc, expected 4 (misaligned)"
+assert_eq "$(jq -S . "$T_TMP/live1")" "$(jq -S . "$T_TMP/uc.json")" "partalign-unpack --check $g4k"
+PA_RC=0
+TMPDIR=$T_TMP/tmpdir python3 "$UNPACK" --check "$PARTALIGN" <"$T_TMP/cut.out" >/dev/null 2>&1 || PA_RC=$?
+expect_rc 8 "partalign-unpack --check of a stream cut short"
+[ -z "$(ls -A "$T_TMP/tmpdir")" ] || fail "partalign-unpack --check left $(ls -A "$T_TMP/tmpdir")"
 # a stream that came through a tty (CR LF) is whole
 sed 's/$/\r/' "$T_TMP/send-text.out" >"$T_TMP/crlf.out"
 python3 "$UNPACK" "$T_TMP/tree-crlf" "$T_TMP/crlf.out" || fail "partalign-unpack of CR LF lines: exit $?"
