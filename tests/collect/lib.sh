@@ -59,9 +59,16 @@ bb_binds() {
 	done
 }
 
-# ns_run SCRIPT: bash SCRIPT in a private mount and PID namespace
+# ns_run SCRIPT: bash SCRIPT in a private mount and PID namespace.  Should
+# the test end first (a signal), the namespace's PID 1 is killed, and with
+# it every process in there; its mounts go with the namespace.
 ns_run() {
-	unshare -m -p -f --mount-proc --propagation private bash "$1"
+	local pid rc=0
+	unshare -m -p -f --kill-child --mount-proc --propagation private bash "$1" &
+	pid=$!
+	at_exit "kill $pid 2>/dev/null"
+	wait "$pid" || rc=$?
+	return $rc
 }
 
 # rows FILE NAMES...: the rows of check --json FILE whose device or disk is
