@@ -12,6 +12,7 @@
  *   run/udev/data/bMAJ:MIN     udev's database entry
  *   proc/self/mountinfo, proc/swaps
  *   dm/MAJ:MIN                 each dm device's table, as dmsetup table prints it
+ *                              (a crypt target's key as zeros)
  *   partalign-dump             the partalign version and kernel release
  *
  * It reads sysfs, /run and /proc and asks device-mapper for its tables; it
@@ -174,6 +175,35 @@ static int copy_md_members(const char *out, const char *real)
 	return rc;
 }
 
+/*
+ * The key of each crypt target in table @text ("START LEN crypt CIPHER KEY
+ * ..." lines) overwritten with zeros, as dmsetup table prints it: the
+ * kernel gives the volume key itself unless it is in the keyring
+ * (":SIZE:TYPE:DESC", kept), and a dump goes into bug reports.
+ */
+static void mask_crypt_keys(char *text)
+{
+	char *line = text, *p, *end;
+	int word;
+
+	while (*line) {
+		end = strchr(line, '\n');
+		if (!end)
+			end = line + strlen(line);
+		/* the fifth blank-separated word of a crypt line */
+		for (p = line, word = 0; p < end && word < 4; word++) {
+			if (word == 2 && (end - p < 6 || strncmp(p, "crypt ", 6) != 0))
+				break;
+			p += strcspn(p, " \n");
+			p += strspn(p, " ");
+		}
+		if (word == 4 && p < end && *p != ':')
+			for (; p < end && *p != ' '; p++)
+				*p = '0';
+		line = *end ? end + 1 : end;
+	}
+}
+
 /* Everything the scan reads of device @d; *what names the failed step. */
 static int dump_device(const char *out, const struct pa_dev *d, const char **what)
 {
@@ -224,6 +254,7 @@ static int dump_device(const char *out, const struct pa_dev *d, const char **wha
 	rc = scan_dm_table_text(d->major, d->minor, &table);
 	if (rc < 0)
 		return rc;
+	mask_crypt_keys(table);
 	*what = "cannot save its device-mapper table";
 	if ((rc = JOIN(dst, "%s/dm/%u:%u", out, d->major, d->minor)) == 0)
 		rc = put(dst, table, strlen(table));

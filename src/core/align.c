@@ -217,6 +217,14 @@ void align_check(const struct pa_topology *t, uint64_t dev_size, enum pa_region 
 	} else if (cannot) {
 		c->optimal = PA_VERDICT_MISALIGNED;
 		reason_add(c, "optimal: the kernel reports alignment offset -1");
+	} else if (region == PA_REGION_STACKED && c->opt_grain != c->phys_grain &&
+		   residue(start, c->phys_grain, off) == 0) {
+		/* the kernel stacks its offset on the physical grain only: on it,
+		   the place on the optimal I/O is not known */
+		c->optimal = PA_VERDICT_NA;
+		reason_add(c,
+			   "optimal: stacked device, its place on the disk below is not "
+			   "known (the kernel's offset is on the physical grain only)");
 	} else {
 		c->optimal = judge(c, "optimal", start, c->opt_grain, off);
 	}
@@ -226,7 +234,7 @@ void align_check(const struct pa_topology *t, uint64_t dev_size, enum pa_region 
 		c->policy = PA_VERDICT_NA;
 		reason_add(c,
 			   "policy: stacked device, its place on the disk below is not "
-			   "known (physical and optimal use the kernel's offset)");
+			   "known (physical uses the kernel's offset)");
 	} else if (!c->policy_grain) {
 		c->policy = PA_VERDICT_NA;
 		reason_add(c,

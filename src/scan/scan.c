@@ -613,25 +613,37 @@ static bool dm_stacked(const struct pa_dev *d)
  * The table of a stacked dm device (LVM, crypt, other dm; not a multipath
  * map or a kpartx partition), for check to follow it down (issue #15): the
  * kernel's, or the dump's copy.  A table that cannot be read or parsed is
- * left unknown, silently: the device is then judged as before.
+ * left unknown: the device is then judged as before.  A copy missing below a
+ * root (a collection made without dmsetup) is said, as dm_start() says it:
+ * the check of such a tree must not report a place it does not know as
+ * free of findings.
  */
-static void dm_read_table(struct scan *s, struct pa_dev *d)
+static int dm_read_table(struct scan *s, struct pa_dev *d)
 {
 	char path[PATH_MAX], text[4096];
 	char *live = NULL;
 
 	if (!s->sysroot) {
 		if (scan_dm_table_text(d->major, d->minor, &live) < 0)
-			return;
+			return 0;
 		d->dm_table_known = scan_dm_table_parse(live, &d->dm_table) == 0;
 		free(live);
-		return;
+		return 0;
 	}
 	snprintf(path, sizeof(path), "%s/dm/%u:%u", s->root, d->major, d->minor);
-	if (access(path, R_OK) < 0)
-		return;
+	if (access(path, R_OK) < 0) {
+		int rc = -errno;
+
+		if (s->diags &&
+		    diag_add(s->diags, d->path, rc,
+			     "no device-mapper table in %s/dm: place below unknown",
+			     s->root) < 0)
+			return -ENOMEM;
+		return 0;
+	}
 	read_whole_file(AT_FDCWD, path, text, sizeof(text));
 	d->dm_table_known = scan_dm_table_parse(text, &d->dm_table) == 0;
+	return 0;
 }
 
 /* Second pass: partitions to their disks, kpartx maps to their map, paths to maps. */
@@ -674,9 +686,9 @@ static int link_devices(struct scan *s, struct pa_devlist *l)
 	for (i = 0; i < l->n && rc == 0; i++)
 		if (l->v[i]->kind == PA_KIND_MPATH)
 			rc = link_multipath(&ix, l, l->v[i]);
-	for (i = 0; i < l->n; i++)
+	for (i = 0; i < l->n && rc == 0; i++)
 		if (dm_stacked(l->v[i]))
-			dm_read_table(s, l->v[i]);
+			rc = dm_read_table(s, l->v[i]);
 	free(ix.v);
 	drop_orphans(l);
 	return rc;

@@ -53,6 +53,18 @@ head -1 /tmp/check.out | grep '^ *NAME .*PHYSICAL .*OPTIMAL .*POLICY' >/dev/null
 grep -q "^ *$part " /tmp/check.out || fail "check (all devices) does not list $part"
 echo "ok: partalign check (all devices): exit $rc, $(($(wc -l </tmp/check.out) - 1)) rows, $part among them"
 
+# --- the installed collector (dash and coreutils here), audited by check ------
+rc=0
+sh /usr/share/partalign/partalign-collect /tmp/pa-collect >/tmp/collect.out 2>&1 || rc=$?
+[ "$rc" = 0 ] || fail "partalign-collect: exit $rc: $(cat /tmp/collect.out)"
+head -n 1 /tmp/pa-collect/partalign-dump | grep -qx "partalign-collect $version" ||
+	fail "partalign-collect's marker: $(cat /tmp/pa-collect/partalign-dump)"
+rc=0
+out=$(partalign check -r -n -o NAME,START,POLICY --sysroot /tmp/pa-collect "$disk") || rc=$?
+[ "$rc" = 4 ] && [ "$out" = "$part 32256 misaligned" ] ||
+	fail "check --sysroot of the collection: exit $rc, '$out'"
+echo "ok: /usr/share/partalign/partalign-collect, then check --sysroot $disk: exit 4, '$out'"
+
 # --- plan: runs /usr/libexec/partalign/partalign-apply, writes nothing --------
 before=$(sha256sum <"$disk")
 rc=0

@@ -462,11 +462,19 @@ static void test_stacked(void **state)
 	align_check(&t, DEV_SIZE, PA_REGION_STACKED, 0, &g, false, 0, &c);
 	assert_int_equal(c.policy, NA);
 	assert_int_equal(c.physical, OK);
-	assert_int_equal(c.optimal, OK);
+	/* the kernel's offset is on the 4 KiB physical grain: on the 1 MiB
+	   optimal I/O the place is not known */
+	assert_int_equal(c.optimal, NA);
 	assert_false(c.kalign_predicted_known);
 	assert_contains(c.reason, "policy");
-	assert_contains(c.reason, "stacked");
+	assert_contains(c.reason, "optimal: stacked device");
 	assert_not_contains(c.reason, "aligned by construction");
+
+	/* an optimal I/O of the physical grain is the physical verdict */
+	t = topo(512, 4096, 4096, 4096, 0);
+	align_check(&t, DEV_SIZE, PA_REGION_STACKED, 0, &g, false, 0, &c);
+	assert_int_equal(c.optimal, OK);
+	assert_not_contains(c.reason, "optimal:");
 
 	/* the dm device's own offset says the stack is misaligned */
 	t = topo(512, 4096, 4096, 1 * MiB, 512);
@@ -751,13 +759,15 @@ static void test_check_dev_kinds(void **state)
 
 		align_check_dev(&d, &g, &c);
 		assert_int_equal(c.physical, OK);
-		assert_int_equal(c.optimal, OK);
 		assert_false(c.kalign_predicted_known);
 		assert_false(c.kalign_mismatch);
 		if (kinds[i].region == PA_REGION_WHOLE) {
+			assert_int_equal(c.optimal, OK);
 			assert_int_equal(c.policy, OK);
 			assert_contains(c.reason, "aligned by construction");
 		} else {
+			/* its place on the optimal I/O below is not known */
+			assert_int_equal(c.optimal, NA);
 			assert_int_equal(c.policy, NA);
 			assert_contains(c.reason, "stacked");
 		}

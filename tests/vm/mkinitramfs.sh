@@ -8,8 +8,9 @@
 #            on an unchanged host costs one pass of sha256sum.
 #   overlay  partalign, partalign-apply (the program partalign runs for
 #            plan, fix and restore; it must sit beside partalign) and their
-#            libraries, the guest init, vmlib.sh and the scenarios.  Rebuilt
-#            every time: the guest always runs the binaries just built.
+#            libraries, partalign-collect, the guest init, vmlib.sh and the
+#            scenarios.  Rebuilt every time: the guest always runs the
+#            binaries just built.
 #
 # kpartx goes into the base when the host has it (Debian: kpartx), with the
 # udev rules of its package: the guest then makes the partition maps of a
@@ -229,6 +230,9 @@ install -m 0644 "$here/guest/vmlib.sh" "$root/vm/vmlib.sh"
 for s in "${scenarios[@]}"; do
 	install -m 0644 "$s" "$root/vm/scenarios/"
 done
+# the sh collector where the package puts it (99-collect runs it)
+install -D -m 0755 "$top_srcdir/collect/partalign-collect" \
+	"$root/usr/share/partalign/partalign-collect"
 # the shipped udev rule(s), for scenarios that install them: as built (next
 # to the binary, @sbindir@ filled in), else as in the source tree
 mkdir -p "$root/vm/udev-rules"
