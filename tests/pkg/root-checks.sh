@@ -94,6 +94,15 @@ MANWIDTH=80 MANPAGER=cat man partalign 2>/tmp/man.err | sed 's/.\x08//g' >/tmp/m
 grep -q '^NAME' /tmp/man.out && grep -q '^EXIT STATUS' /tmp/man.out &&
 	grep -q 'partalign-apply' /tmp/man.out || fail "man partalign: $(head -5 /tmp/man.out) $(cat /tmp/man.err)"
 echo "ok: man partalign: $(wc -l </tmp/man.out) lines with NAME, EXIT STATUS and FILES"
+for page in check plan fix resume restore rules provision udev dump collect; do
+	man -w "partalign-$page" | grep -qx "/usr/share/man/man8/partalign-$page.8.gz" ||
+		fail "man -w partalign-$page: $(man -w "partalign-$page" 2>&1)"
+done
+man -w 5 partalign-formats | grep -qx /usr/share/man/man5/partalign-formats.5.gz ||
+	fail "man -w 5 partalign-formats: $(man -w 5 partalign-formats 2>&1)"
+MANWIDTH=80 MANPAGER=cat man partalign-fix 2>/tmp/man.err | sed 's/.\x08//g' >/tmp/man.out
+grep -q '^DIAGNOSTICS' /tmp/man.out || fail "man partalign-fix: $(head -5 /tmp/man.out) $(cat /tmp/man.err)"
+echo "ok: man partalign-COMMAND (10 pages) and man 5 partalign-formats installed"
 
 # --- the completion, loaded the way bash-completion loads it ---------------
 comp_out=$(bash -c '
