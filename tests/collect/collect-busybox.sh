@@ -37,19 +37,8 @@ assert_eq "partalign-collect $("$PARTALIGN" --version | cut -d' ' -f2)" \
 echo "ok: file lists, the role's copy, the version"
 
 # 2. The devices
-g512=$(mkdisk g512 64M 512 'label: gpt\nfirst-lba: 34
-start=34,size=29\nstart=63,size=1985\nstart=2048,size=2047\nstart=4095,size=8193')
-d512=$(mkdisk d512 64M 512 'label: dos
-start=63,size=1985\nstart=2048,size=2047\nstart=4096,size=4096')
-g4k=$(mkdisk g4k 64M 4096 'label: gpt\nfirst-lba: 6
-start=7,size=249\nstart=256,size=255\nstart=511,size=1025')
-plain=$(mkdisk plain 8M 512)
-mine=()
-for d in "$g512" "$d512" "$g4k" "$plain"; do
-	mine+=("${d#/dev/}")
-done
+sysroot_disks
 for d in "$g512" "$d512" "$g4k"; do
-	[ "$(sysfs_parts "$d" | wc -l)" -ge 3 ] || fail "$d: partitions did not reach the kernel"
 	while read -r p; do
 		mine+=("$p")
 	done < <(sysfs_parts "$d")

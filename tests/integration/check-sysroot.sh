@@ -8,20 +8,7 @@
 . "$top_srcdir/tests/integration/helpers.sh"
 
 # GPT and msdos, 512 and 4096 bytes, aligned and misaligned starts
-g512=$(mkdisk g512 64M 512 'label: gpt\nfirst-lba: 34
-start=34,size=29\nstart=63,size=1985\nstart=2048,size=2047\nstart=4095,size=8193')
-d512=$(mkdisk d512 64M 512 'label: dos
-start=63,size=1985\nstart=2048,size=2047\nstart=4096,size=4096')
-g4k=$(mkdisk g4k 64M 4096 'label: gpt\nfirst-lba: 6
-start=7,size=249\nstart=256,size=255\nstart=511,size=1025')
-plain=$(mkdisk plain 8M 512) # a whole device without a table: one row of its own
-mine=()
-for d in "$g512" "$d512" "$g4k" "$plain"; do
-	mine+=("${d#/dev/}")
-done
-for d in "$g512" "$d512" "$g4k"; do
-	[ "$(sysfs_parts "$d" | wc -l)" -ge 3 ] || fail "$d: partitions did not reach the kernel"
-done
+sysroot_disks
 
 all_cols=$("$PARTALIGN" check --list-columns | awk 'NF { print $1 }' | paste -sd, -)
 [ -n "$all_cols" ] || fail "check --list-columns printed nothing"

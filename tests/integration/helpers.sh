@@ -29,6 +29,29 @@ sysfs_parts() {
 	done | sort -n | cut -d' ' -f2
 }
 
+# sysroot_disks: the devices whose rows a collection or a dump must keep,
+# GPT and dos on 512-byte sectors with aligned and misaligned starts, GPT on
+# a 4Kn device and a whole device without a table (one row of its own); sets
+# g512 d512 g4k plain, and mine to their names (the partitions' are added by
+# who needs them)
+sysroot_disks() {
+	local d
+	g512=$(mkdisk g512 64M 512 'label: gpt\nfirst-lba: 34
+start=34,size=29\nstart=63,size=1985\nstart=2048,size=2047\nstart=4095,size=8193')
+	d512=$(mkdisk d512 64M 512 'label: dos
+start=63,size=1985\nstart=2048,size=2047\nstart=4096,size=4096')
+	g4k=$(mkdisk g4k 64M 4096 'label: gpt\nfirst-lba: 6
+start=7,size=249\nstart=256,size=255\nstart=511,size=1025')
+	plain=$(mkdisk plain 8M 512)
+	mine=()
+	for d in "$g512" "$d512" "$g4k" "$plain"; do
+		mine+=("${d#/dev/}")
+	done
+	for d in "$g512" "$d512" "$g4k"; do
+		[ "$(sysfs_parts "$d" | wc -l)" -ge 3 ] || fail "$d: partitions did not reach the kernel"
+	done
+}
+
 qattr() {
 	cat "/sys/block/${1#/dev/}/queue/$2"
 }
