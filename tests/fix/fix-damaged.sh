@@ -173,9 +173,7 @@ for case in "smash primary" "array-crc backup"; do
 		sgdisk_says "$d" 'Backup partition table: ERROR'
 		repaired 4kn-bacrc "$d" "the backup GPT entry array is damaged (its CRC does not match), the primary is intact"
 	fi
-	partx -d "$d" >/dev/null 2>&1 || true
-	losetup -d "$d"
-	sed -i "\|^$d\$|d" "$T_TMP/loops"
+	loop_detach "$d"
 done
 
 # ---- the primary header's signature gone: libparted sees no table at all ----

@@ -27,7 +27,7 @@ ro_attach() {
 	local dev i
 	for i in $(seq 1 20); do
 		if dev=$(losetup -r -f --show "$T_TMP/$1.img" 2>/dev/null); then
-			echo "$dev" >>"$T_TMP/loops"
+			loop_record "$dev" "$T_TMP/$1.img"
 			partx -a "$dev" 2>/dev/null || true
 			[ "$(blockdev --getro "$dev")" = 1 ] || fail "$dev: blockdev --getro is not 1"
 			[ "$(cat "/sys/block/${dev#/dev/}/ro")" = 1 ] || fail "$dev: sysfs ro is not 1"
@@ -84,8 +84,7 @@ pa_fix "$w"
 expect_rc 1 "fix of the writable disk"
 bk=$(ls "$BK"/*.pt)
 mv "$bk" "$T_TMP/saved.pt"
-partx -d "$w"
-losetup -d "$w"
+loop_detach "$w"
 r=$(ro_attach rs)
 refused_ro restore "$r" 8 restore --yes --backup-dir "$BK" "$T_TMP/saved.pt" "$r"
 
@@ -101,8 +100,7 @@ FS_JOURNAL="$J" FS_COUNT=disk FS_AT=5 FS_MODE=kill LD_PRELOAD="$SHIM" \
 # the marker, as sgdisk sees it: a partition of type FFFF
 sgdisk -p "$w" | grep ' FFFF ' >/dev/null || fail "no move marker after the kill: $(sgdisk -p "$w")"
 [ -n "$(find "$J" -type f -name '*.journal')" ] || fail "no journal after the kill"
-partx -d "$w" 2>/dev/null || true # the killed move took its partition from the kernel
-losetup -d "$w"
+loop_detach "$w" # (the killed move took its partition from the kernel)
 m=$(ro_attach mv)
 refused_ro resume "$m" 4 resume --quiet --journal "$J" --backup-dir "$BK" "$m"
 

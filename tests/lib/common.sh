@@ -75,7 +75,10 @@ t_cleanup() {
 		eval "${T_CLEANUP_HOOKS[$i]}"
 	done
 	if [ -f "$T_TMP/loops" ]; then
-		while read -r l; do
+		while read -r l img; do
+			# only a loop device still over this test's image: a name the
+			# test detached itself may be another test's by now
+			loop_is_ours "$l" "$img" || continue
 			# losetup -d leaves BLKPG partitions behind: delete them first
 			partx -d "$l" >/dev/null 2>&1
 			losetup -d "$l" >/dev/null 2>&1
@@ -87,13 +90,32 @@ t_cleanup() {
 trap t_cleanup EXIT
 trap 'exit 130' INT TERM
 
+# loop_record DEV IMAGE: DEV, just attached over IMAGE, is detached when the
+# test ends (t_cleanup), if it is still over IMAGE then
+loop_record() {
+	echo "$1 $(realpath "$2")" >>"$T_TMP/loops"
+}
+
+# loop_is_ours DEV IMAGE: DEV is attached and its backing file is IMAGE
+loop_is_ours() {
+	local b
+	b=$(cat "/sys/block/${1#/dev/}/loop/backing_file" 2>/dev/null) || return 1
+	[ "${b% (deleted)}" = "$2" ]
+}
+
+# loop_detach DEV: the test's own DEV and its partitions gone now
+loop_detach() {
+	partx -d "$1" >/dev/null 2>&1 || true
+	losetup -d "$1"
+}
+
 # loop_attach IMAGE [SECTOR_SIZE] -> prints /dev/loopN; retries when another
 # process takes the same free loop device first.
 loop_attach() {
 	local img=$1 bs=${2:-512} dev i
 	for i in $(seq 1 20); do
 		if dev=$(losetup -f --show -b "$bs" "$img" 2>/dev/null); then
-			echo "$dev" >>"$T_TMP/loops"
+			loop_record "$dev" "$img"
 			echo "$dev"
 			return 0
 		fi

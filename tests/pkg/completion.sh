@@ -138,7 +138,13 @@ if [ "$(id -u)" = 0 ] && command -v losetup >/dev/null && command -v sfdisk >/de
 	expect "partalign restore $T_TMP/jfile $dev " ""
 	# udev takes a kernel name of a partition
 	expect_has "partalign udev lo" "${n}p1"
-	expect_prefix "partalign udev $n" "${n}p"
+	# and only partitions: every name offered for "loopN" is one (another
+	# test's loop1NN and its partitions may be offered for loop1)
+	expect_has "partalign udev $n" "${n}p1"
+	while read -r w; do
+		[ -e "/sys/class/block/$w/partition" ] || [ ! -e "/sys/class/block/$w" ] ||
+			bad "'partalign udev $n': offered $w, a whole device"
+	done < <(run_comp "partalign udev $n" | sed '$d')
 	# NAME=DEVICE: the device after the "=" (a word of its own for bash)
 	expect_has "partalign rules --disk DATA1=/dev/lo" "${dev}p1"
 	# every device offered exists as a block device (other tests' loop

@@ -22,6 +22,11 @@ j=$mnt/journal
 has_kpartx=0
 command -v kpartx >/dev/null && has_kpartx=1
 
+# the table 50-multipath and 70-multipath-fix left, written back at the end
+# for the scenarios after this one (80-rules names the map's partition 4)
+sfdisk -d "/dev/$map" >/tmp/mpath-before.dump 2>/dev/null ||
+	vm_fatal "sfdisk -d /dev/$map: cannot save the map's table"
+
 # one misaligned partition with data, one aligned after it
 if ! printf 'label: gpt\nfirst-lba: 34\nstart=63, size=8192, name=data\nstart=20480, size=4096, name=kept\n' |
 	sfdisk -q --wipe always --no-reread --no-tell-kernel "/dev/$map" >/tmp/sfdisk.out 2>&1; then
@@ -71,3 +76,10 @@ else
 	vm_fail "$label/moved" "--move-data on the map: exit $rc, partition 1 at ${start:-?}, map ${p1:-none}: $(tr '\n' ' ' </tmp/fix.out)"
 fi
 umount "$mnt" || vm_fail "$label/unmount" "cannot unmount $mnt"
+
+if sfdisk -q --wipe always --no-reread --no-tell-kernel "/dev/$map" </tmp/mpath-before.dump \
+	>/tmp/sfdisk.out 2>&1 && vm_kpartx "$map" "$wwid"; then
+	vm_pass "$label/restored" "the table of 50 and 70 written back, its partition maps made"
+else
+	vm_fail "$label/restored" "cannot write back the table of $map: $(tr '\n' ' ' </tmp/sfdisk.out)"
+fi
