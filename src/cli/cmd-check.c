@@ -826,10 +826,7 @@ static int check_rows(const struct check_opts *co, const struct pa_devlist *l,
 				msg_err(r->d->path, ENOMEM, "cannot judge the stack");
 				status |= PA_EXIT_ERROR;
 			}
-			if (r->c.physical == PA_VERDICT_MISALIGNED ||
-			    r->c.optimal == PA_VERDICT_MISALIGNED ||
-			    r->c.policy == PA_VERDICT_MISALIGNED)
-				status |= PA_EXIT_MISALIGNED;
+			status |= align_check_exit(&r->c);
 		}
 		row_reason(r, co->oo.terminal);
 		if (device_udev_stale(r->d, stale, sizeof(stale)) > 0)

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "core/align.h"
+#include "core/exitcodes.h"
 
 const char *align_verdict_name(enum pa_verdict v)
 {
@@ -26,6 +27,15 @@ const char *align_verdict_name(enum pa_verdict v)
 		break;
 	}
 	return "n/a";
+}
+
+int align_check_exit(const struct pa_check *c)
+{
+	return c->physical == PA_VERDICT_MISALIGNED ||
+		       c->optimal == PA_VERDICT_MISALIGNED ||
+		       c->policy == PA_VERDICT_MISALIGNED
+		   ? PA_EXIT_MISALIGNED
+		   : PA_EXIT_OK;
 }
 
 uint64_t align_physical_grain(const struct pa_topology *t)

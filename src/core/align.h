@@ -44,6 +44,9 @@ struct pa_check {
 
 const char *align_verdict_name(enum pa_verdict v);
 
+/* PA_EXIT_MISALIGNED when any of @c's three verdicts is misaligned, else 0. */
+int align_check_exit(const struct pa_check *c);
+
 /*
  * Sanitise t->opt_io.  Returns the usable optimal size in bytes, or 0 and in
  * *why why not: PA_OPT_ABSENT when the size is simply absent.
