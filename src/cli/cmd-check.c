@@ -859,6 +859,9 @@ int cmd_check(int argc, char **argv)
 		return rc;
 	if (check_columns(&co, sel, &nsel) < 0)
 		return PA_EXIT_USAGE;
+	/* thousands of rows to a pipe or file: a few large writes */
+	if (!co.oo.terminal)
+		setvbuf(stdout, NULL, _IOFBF, 64 * 1024);
 
 	if (optind < argc) {
 		/* named devices: scan only them and their neighbourhood */

@@ -125,7 +125,7 @@ static int build_md(struct stack_build *b, const struct pa_dev *d, unsigned int 
 static bool build_lv(struct stack_build *b, const struct pa_dev *d, unsigned int i,
 		     unsigned int low[][PA_DM_STRIPES_MAX], struct pa_stack_dev *sd)
 {
-	const struct pa_dm_table *t = &d->dm_table;
+	const struct pa_dm_table *t = d->dm_table;
 	const struct pa_dev *first = NULL;
 	unsigned int k, j, p, npv = 0;
 
@@ -186,7 +186,7 @@ static int build_add(struct stack_build *b, const struct pa_dev *d, unsigned int
 	if (depth > PA_STACK_DEPTH_MAX)
 		return 1;
 	if (is_stacked_dm(d)) {
-		const struct pa_dm_table *t = &d->dm_table;
+		const struct pa_dm_table *t = d->dm_table;
 		unsigned int low[PA_DM_TARGETS_MAX][PA_DM_STRIPES_MAX];
 
 		if (!d->dm_table_known || !t->n)

@@ -376,22 +376,38 @@ static bool dm_stacked(const struct pa_dev *d)
  * the check of such a tree must not report a place it does not know as
  * free of findings.
  */
+/* The table in @text into d->dm_table (allocated: most devices have none). */
+static int dm_parse(struct pa_dev *d, const char *text)
+{
+	struct pa_dm_table *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return -ENOMEM;
+	if (scan_dm_table_parse(text, t) == 0) {
+		d->dm_table = t;
+		d->dm_table_known = true;
+	} else {
+		free(t);
+	}
+	return 0;
+}
+
 static int dm_read_table(struct scan *s, struct pa_dev *d)
 {
 	char path[PATH_MAX], text[4096];
 	char *live = NULL;
+	int rc;
 
 	if (!s->sysroot) {
 		if (scan_dm_table_text(d->major, d->minor, &live) < 0)
 			return 0;
-		d->dm_table_known = scan_dm_table_parse(live, &d->dm_table) == 0;
+		rc = dm_parse(d, live);
 		free(live);
-		return 0;
+		return rc;
 	}
 	snprintf(path, sizeof(path), "%s/dm/%u:%u", s->root, d->major, d->minor);
 	if (access(path, R_OK) < 0) {
-		int rc = -errno;
-
+		rc = -errno;
 		if (s->diags &&
 		    diag_add(s->diags, d->path, rc,
 			     "no device-mapper table in %s/dm: place below unknown",
@@ -400,8 +416,7 @@ static int dm_read_table(struct scan *s, struct pa_dev *d)
 		return 0;
 	}
 	sysattr_read_file(AT_FDCWD, path, text, sizeof(text));
-	d->dm_table_known = scan_dm_table_parse(text, &d->dm_table) == 0;
-	return 0;
+	return dm_parse(d, text);
 }
 
 /* Second pass: partitions to their disks, kpartx maps to their map, paths to maps. */

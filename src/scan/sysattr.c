@@ -6,6 +6,8 @@
 #include "config.h"
 
 #include <dirent.h>
+#include <limits.h>
+#include <sys/syscall.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -102,18 +104,46 @@ void sysattr_topology(int syspath, struct pa_topology *t)
 	t->align_off = sysattr_s64(syspath, "alignment_offset", &s) ? s : 0;
 }
 
-/* Names in directory @sub of the device (holders/, slaves/), space-separated. */
+/* A directory entry as getdents64(2) returns it (EL8's glibc has no wrapper). */
+struct dirent64_raw {
+	uint64_t ino;
+	int64_t off;
+	unsigned short reclen;
+	unsigned char type;
+	char name[];
+};
+
+/*
+ * Names in directory @sub of the device (holders/, slaves/), space-separated.
+ * getdents64 on the directory's descriptor, no DIR stream: sysfs fills the
+ * buffer as far as the entries go, so a read that leaves room for one more
+ * entry (NAME_MAX) is the last one, and a device's directory is read in two
+ * system calls besides open and close.
+ */
 int sysattr_names(int dfd, const char *sub, char **list)
 {
-	struct dirent *de;
-	DIR *dir = dir_open_at(dfd, sub);
-	int rc = 0;
+	union {
+		char b[8192];
+		struct dirent64_raw align;
+	} buf;
+	long n;
+	int fd = openat(dfd, sub, O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc = 0;
 
-	if (!dir)
+	if (fd < 0)
 		return 0;
-	while (rc == 0 && (de = readdir(dir)))
-		if (de->d_name[0] != '.')
-			rc = device_strlist_append(list, de->d_name, ' ');
-	closedir(dir);
+	do {
+		long k;
+
+		n = syscall(SYS_getdents64, fd, buf.b, sizeof(buf.b));
+		for (k = 0; rc == 0 && k < n;) {
+			const struct dirent64_raw *de = (const void *)(buf.b + k);
+
+			if (de->name[0] != '.')
+				rc = device_strlist_append(list, de->name, ' ');
+			k += de->reclen;
+		}
+	} while (rc == 0 && n > 0 &&
+		 (size_t)n + sizeof(struct dirent64_raw) + NAME_MAX + 1 > sizeof(buf.b));
+	close(fd);
 	return rc;
 }

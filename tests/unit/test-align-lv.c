@@ -28,18 +28,19 @@ static struct pa_topology topo(uint32_t l, uint32_t p, uint32_t mi, uint32_t o)
 static char n_vda[] = "vda", n_vda1[] = "vda1", n_vda2[] = "vda2", n_lv[] = "dm-2",
 	    n_lv2[] = "dm-3";
 static struct pa_dev disk, part, part2, lv, lv2;
+static struct pa_dm_table lv_table, lv2_table;
 static struct pa_dev *v[] = {&disk, &part, &part2, &lv, &lv2};
 static struct pa_devlist l = {.v = v, .n = 5, .cap = 5};
 
 static void linear(struct pa_dev *d, unsigned int k, uint64_t start, uint64_t len,
 		   const struct pa_dev *to, uint64_t off)
 {
-	d->dm_table.n = k + 1;
-	d->dm_table.t[k] =
+	d->dm_table->n = k + 1;
+	d->dm_table->t[k] =
 	    (struct pa_dm_target){.start = start, .length = len, .stripes = 1};
-	d->dm_table.t[k].to[0].major = to->major;
-	d->dm_table.t[k].to[0].minor = to->minor;
-	d->dm_table.t[k].to[0].offset = off;
+	d->dm_table->t[k].to[0].major = to->major;
+	d->dm_table->t[k].to[0].minor = to->minor;
+	d->dm_table->t[k].to[0].offset = off;
 }
 
 static void pv(struct pa_dev *d, uint64_t pe_start, uint64_t ext, const char *vg)
@@ -76,8 +77,11 @@ static int setup(void **state)
 			     .minor = 2,
 			     .kind = PA_KIND_LVM,
 			     .size = 8 * MiB,
-			     .dm_table_known = true};
+			     .dm_table_known = true,
+			     .dm_table = &lv_table};
+	lv_table = lv2_table = (struct pa_dm_table){0};
 	lv2 = lv;
+	lv2.dm_table = &lv2_table;
 	lv2.name = n_lv2;
 	lv2.minor = 3;
 	disk.topo = topo(512, 4096, 4096, 196608);
@@ -179,7 +183,7 @@ static void test_not_an_lv(void **state)
 	assert_contains(why_text(&c.why), "pe_start 1 MiB on partition vda1 at 6 MiB");
 	/* a PV without VG metadata */
 	pv(&part, 1 * MiB, 0, "");
-	lv.dm_table.n = 1;
+	lv.dm_table->n = 1;
 	judge(&lv, &c);
 	assert_contains(why_text(&c.why), "table offset 1 MiB of dm-2");
 	/* not an LVM device */
@@ -198,15 +202,15 @@ static void test_striped(void **state)
 	(void)state;
 	pv(&part, 192 * KiB, 4 * MiB, "vg0");
 	pv(&part2, 1 * MiB, 4 * MiB, "vg0");
-	lv.dm_table.n = 1;
-	lv.dm_table.t[0] = (struct pa_dm_target){
+	lv.dm_table->n = 1;
+	lv.dm_table->t[0] = (struct pa_dm_target){
 	    .start = 0, .length = 8 * MiB, .stripes = 2, .chunk = 64 * KiB};
-	lv.dm_table.t[0].to[0].major = 254;
-	lv.dm_table.t[0].to[0].minor = 1;
-	lv.dm_table.t[0].to[0].offset = 192 * KiB;
-	lv.dm_table.t[0].to[1].major = 254;
-	lv.dm_table.t[0].to[1].minor = 2;
-	lv.dm_table.t[0].to[1].offset = 1 * MiB;
+	lv.dm_table->t[0].to[0].major = 254;
+	lv.dm_table->t[0].to[0].minor = 1;
+	lv.dm_table->t[0].to[0].offset = 192 * KiB;
+	lv.dm_table->t[0].to[1].major = 254;
+	lv.dm_table->t[0].to[1].minor = 2;
+	lv.dm_table->t[0].to[1].offset = 1 * MiB;
 	judge(&lv, &c);
 	/* 120 MiB + 1 MiB = 121 MiB on vda: off the 192 KiB stripe, pe_start to
 	   blame; the first stripe at 6 MiB + 192 KiB is on it */

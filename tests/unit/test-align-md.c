@@ -25,6 +25,7 @@ struct md_fixture {
 	struct pa_md_member member[3];
 	struct pa_dev *v[9];
 	struct pa_devlist l;
+	struct pa_dm_table lv_table;
 };
 
 static void fixture(struct md_fixture *f, unsigned int level, uint64_t data_offset)
@@ -91,12 +92,14 @@ static void fixture(struct md_fixture *f, unsigned int level, uint64_t data_offs
 				.kind = PA_KIND_LVM,
 				.size = 4 * MiB,
 				.topo = f->md.topo,
-				.dm_table_known = true};
-	f->lv.dm_table.n = 1;
-	f->lv.dm_table.t[0].length = 4 * MiB;
-	f->lv.dm_table.t[0].stripes = 1;
-	f->lv.dm_table.t[0].to[0].major = 9;
-	f->lv.dm_table.t[0].to[0].minor = 0;
+				.dm_table_known = true,
+				.dm_table = &f->lv_table};
+	f->lv_table = (struct pa_dm_table){0};
+	f->lv.dm_table->n = 1;
+	f->lv.dm_table->t[0].length = 4 * MiB;
+	f->lv.dm_table->t[0].stripes = 1;
+	f->lv.dm_table->t[0].to[0].major = 9;
+	f->lv.dm_table->t[0].to[0].minor = 0;
 	for (k = 0; k < 3; k++) {
 		f->v[k] = &f->disk[k];
 		f->v[3 + k] = &f->part[k];
@@ -192,7 +195,7 @@ static void test_lv_on_raid5(void **state)
 
 	(void)state;
 	fixture(&f, 5, 6 * MiB);
-	f.lv.dm_table.t[0].to[0].offset = 1 * MiB;
+	f.lv.dm_table->t[0].to[0].offset = 1 * MiB;
 	judge(&f, &f.lv, &c);
 	assert_int_equal(c.physical, OK);
 	assert_int_equal(c.optimal, BAD);
@@ -208,7 +211,7 @@ static void test_lv_on_raid5(void **state)
 	assert_true(strstr(why_text(&c.why), "; ") <
 		    strstr(why_text(&c.why), "policy grain"));
 
-	f.lv.dm_table.t[0].to[0].offset = 6 * MiB;
+	f.lv.dm_table->t[0].to[0].offset = 6 * MiB;
 	judge(&f, &f.lv, &c);
 	assert_int_equal(c.physical, OK);
 	assert_int_equal(c.optimal, OK);
@@ -276,7 +279,7 @@ static void test_md_unknown(void **state)
 	assert_false(c.stack_known);
 	assert_contains(why_text(&c.why), "whole device");
 	/* the LV on it: md0 is a bottom device of its own topology again */
-	f.lv.dm_table.t[0].to[0].offset = 1 * MiB;
+	f.lv.dm_table->t[0].to[0].offset = 1 * MiB;
 	judge(&f, &f.lv, &c);
 	assert_string_equal(c.layers, "md0>dm-0");
 	f.md.md_known = true;

@@ -860,13 +860,15 @@ static void test_check_stacked(void **state)
 			    .minor = 2,
 			    .kind = PA_KIND_LVM,
 			    .size = 8 * MiB,
-			    .dm_table_known = true};
+			    .dm_table_known = true,
+			    .dm_table = &(struct pa_dm_table){0}};
 	struct pa_dev cr = {.name = n_cr,
 			    .major = 253,
 			    .minor = 3,
 			    .kind = PA_KIND_CRYPT,
 			    .size = 4 * MiB,
-			    .dm_table_known = true};
+			    .dm_table_known = true,
+			    .dm_table = &(struct pa_dm_table){0}};
 	struct pa_dev *v[] = {&disk, &part, &lv, &cr};
 	struct pa_devlist l = {.v = v, .n = 4, .cap = 4};
 	struct pa_grain g = PA_GRAIN_DEFAULT;
@@ -877,12 +879,12 @@ static void test_check_stacked(void **state)
 	part.topo = disk.topo;
 	lv.topo = disk.topo;
 	cr.topo = disk.topo;
-	lv.dm_table.n = 1;
-	lv.dm_table.t[0].length = 8 * MiB;
-	lv.dm_table.t[0].stripes = 1;
-	lv.dm_table.t[0].to[0].major = 254;
-	lv.dm_table.t[0].to[0].minor = 1;
-	lv.dm_table.t[0].to[0].offset = 1 * MiB;
+	lv.dm_table->n = 1;
+	lv.dm_table->t[0].length = 8 * MiB;
+	lv.dm_table->t[0].stripes = 1;
+	lv.dm_table->t[0].to[0].major = 254;
+	lv.dm_table->t[0].to[0].minor = 1;
+	lv.dm_table->t[0].to[0].offset = 1 * MiB;
 
 	align_check_dev(&lv, &g, &c);
 	assert_int_equal(layers_check(&l, &lv, &g, &c), 0);
@@ -898,7 +900,7 @@ static void test_check_stacked(void **state)
 			"I/O of vda");
 	assert_not_contains(why_text(&c.why), "stacked device");
 
-	lv.dm_table.t[0].to[0].offset = 6 * MiB;
+	lv.dm_table->t[0].to[0].offset = 6 * MiB;
 	align_check_dev(&lv, &g, &c);
 	assert_int_equal(layers_check(&l, &lv, &g, &c), 0);
 	assert_int_equal(c.physical, OK);
@@ -908,13 +910,13 @@ static void test_check_stacked(void **state)
 	assert_string_equal(why_text(&c.why), "");
 
 	/* crypt on the LV: one more layer, its payload offset */
-	cr.dm_table.n = 1;
-	cr.dm_table.t[0].length = 4 * MiB;
-	cr.dm_table.t[0].stripes = 1;
-	cr.dm_table.t[0].crypt = true;
-	cr.dm_table.t[0].to[0].major = 253;
-	cr.dm_table.t[0].to[0].minor = 2;
-	cr.dm_table.t[0].to[0].offset = 2 * MiB;
+	cr.dm_table->n = 1;
+	cr.dm_table->t[0].length = 4 * MiB;
+	cr.dm_table->t[0].stripes = 1;
+	cr.dm_table->t[0].crypt = true;
+	cr.dm_table->t[0].to[0].major = 253;
+	cr.dm_table->t[0].to[0].minor = 2;
+	cr.dm_table->t[0].to[0].offset = 2 * MiB;
 	align_check_dev(&cr, &g, &c);
 	assert_int_equal(layers_check(&l, &cr, &g, &c), 0);
 	assert_int_equal(c.physical, OK);
@@ -926,13 +928,13 @@ static void test_check_stacked(void **state)
 
 	/* not known: a device below that the scan does not have, no table, a
 	   partition at an unknown start, a kpartx partition: @out untouched */
-	lv.dm_table.t[0].to[0].minor = 9;
+	lv.dm_table->t[0].to[0].minor = 9;
 	align_check_dev(&lv, &g, &c);
 	assert_int_equal(layers_check(&l, &lv, &g, &c), 1);
 	assert_false(c.stack_known);
 	assert_int_equal(c.policy, NA);
 	assert_contains(why_text(&c.why), "stacked device");
-	lv.dm_table.t[0].to[0].minor = 1;
+	lv.dm_table->t[0].to[0].minor = 1;
 	part.start_known = false;
 	assert_int_equal(layers_check(&l, &lv, &g, &c), 1);
 	part.start_known = true;
@@ -941,7 +943,7 @@ static void test_check_stacked(void **state)
 	assert_int_equal(layers_check(&l, &part, &g, &c), 1);
 	/* a table that does not fit on the device below: refused, as before */
 	lv.dm_table_known = true;
-	lv.dm_table.t[0].to[0].offset = 45 * MiB;
+	lv.dm_table->t[0].to[0].offset = 45 * MiB;
 	assert_int_equal(layers_check(&l, &lv, &g, &c), 1);
 }
 
