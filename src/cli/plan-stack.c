@@ -13,6 +13,7 @@
 #include "cli/cli.h"
 #include "cli/fix.h"
 #include "core/exitcodes.h"
+#include "core/layers.h"
 #include "scan/scan.h"
 
 static bool is_stacked(const struct pa_dev *d)
@@ -54,8 +55,8 @@ int fix_stack_advice(const struct fix_opts *o, struct fix_job *j, int *st)
 	struct pa_dev *d = NULL;
 	struct pa_check c;
 	char adv[1024] = "", fsr[PA_REASON_MAX] = "", fsfix[256] = "";
-	char buf[sizeof(adv) + sizeof(fsfix) + 2],
-	    why[sizeof(c.reason) + sizeof(fsr) + 2];
+	char buf[sizeof(adv) + sizeof(fsfix) + 2], reason[PA_REASON_TEXT_MAX] = "",
+						   why[sizeof(reason) + sizeof(fsr) + 2];
 	int rc = PA_EXIT_OK;
 
 	if (!j->dev || !is_stacked(j->dev))
@@ -70,16 +71,18 @@ int fix_stack_advice(const struct fix_opts *o, struct fix_job *j, int *st)
 	if (scan_probed(j->dev->path, &l, &d) < 0 || !d)
 		goto out;
 	align_check_dev(d, &o->plan.grain, &c);
-	if (align_check_stacked(&l, d, &o->plan.grain, &c) != 0 ||
-	    align_advise_stacked(&l, d, &o->plan.grain, adv, sizeof(adv)) != 0)
-		adv[0] = c.reason[0] = '\0';
-	if (align_check_fs(d, fsr, sizeof(fsr), fsfix, sizeof(fsfix)) !=
+	if (layers_check(&l, d, &o->plan.grain, &c) != 0 ||
+	    layers_advise(&l, d, &o->plan.grain, adv, sizeof(adv)) != 0)
+		adv[0] = '\0';
+	else
+		reason_render(&c.why, reason, sizeof(reason), NULL, NULL);
+	if (layers_check_fs(d, fsr, sizeof(fsr), fsfix, sizeof(fsfix)) !=
 	    PA_VERDICT_MISALIGNED)
 		fsr[0] = fsfix[0] = '\0';
 	if (!adv[0] && !fsfix[0])
 		goto out;
 	join(buf, sizeof(buf), adv, fsfix);
-	join(why, sizeof(why), c.reason, fsr[0] ? "fs: " : "");
+	join(why, sizeof(why), reason, fsr[0] ? "fs: " : "");
 	if (fsr[0])
 		strncat(why, fsr, sizeof(why) - strlen(why) - 1);
 	j->stack_reason = strdup(why);
@@ -116,7 +119,7 @@ int fix_fs_advice(const struct fix_opts *o, struct fix_job *j)
 		struct fix_fsadv *v;
 
 		if (p->disk != d || p->kind != PA_KIND_PART ||
-		    align_check_fs(p, why, sizeof(why), fix, sizeof(fix)) !=
+		    layers_check_fs(p, why, sizeof(why), fix, sizeof(fix)) !=
 			PA_VERDICT_MISALIGNED ||
 		    !fix[0])
 			continue;

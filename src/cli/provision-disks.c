@@ -351,8 +351,11 @@ void provision_check(struct run *r)
 			     chk.optimal != PA_VERDICT_MISALIGNED &&
 			     chk.policy != PA_VERDICT_MISALIGNED;
 		if (!d->aligned) {
-			prov_remark(d, "%s: %s", part->path, chk.reason);
-			msg_err(part->path, 0, "misaligned: %s", chk.reason);
+			char why[PA_REASON_TEXT_MAX];
+
+			reason_render(&chk.why, why, sizeof(why), NULL, NULL);
+			prov_remark(d, "%s: %s", part->path, why);
+			msg_err(part->path, 0, "misaligned: %s", why);
 			r->status |= PA_EXIT_MISALIGNED;
 		}
 	}

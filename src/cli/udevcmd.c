@@ -24,6 +24,7 @@
 
 #include "cli/cli.h"
 #include "core/align.h"
+#include "core/layers.h"
 #include "core/exitcodes.h"
 #include "scan/scan.h"
 
@@ -82,7 +83,7 @@ int cmd_udev(int argc, char **argv)
 	struct pa_devlist l = {0};
 	struct pa_dev *d = NULL;
 	struct pa_check c;
-	char reason[PA_REASON_MAX];
+	char text[PA_REASON_TEXT_MAX], reason[PA_REASON_TEXT_MAX];
 	const char *name, *root = NULL;
 	bool log = false;
 	int opt, rc, status = PA_EXIT_OK;
@@ -123,12 +124,13 @@ int cmd_udev(int argc, char **argv)
 	}
 	align_check_dev(d, &grain, &c);
 	/* a stacked dm device whose layers are known: at its place, as check does */
-	if (align_check_stacked(&l, d, &grain, &c) < 0) {
+	if (layers_check(&l, d, &grain, &c) < 0) {
 		msg_err(name, ENOMEM, "cannot judge the stack");
 		devlist_free(&l);
 		return PA_EXIT_ERROR;
 	}
-	shell_safe(c.reason, reason, sizeof(reason));
+	reason_render(&c.why, text, sizeof(text), NULL, NULL);
+	shell_safe(text, reason, sizeof(reason));
 
 	if (log) {
 		if (c.physical == PA_VERDICT_MISALIGNED ||

@@ -11,20 +11,14 @@
 #include <stdint.h>
 
 #include "core/device.h"
+#include "core/reason.h"
+#include "core/units.h"
 
 enum pa_verdict {
 	PA_VERDICT_NA = 0,
 	PA_VERDICT_OK,
 	PA_VERDICT_MISALIGNED,
 };
-
-/* The site's policy grain: a byte count, or a count of logical sectors ("8s"). */
-struct pa_grain {
-	uint64_t value;
-	bool sectors;
-};
-
-#define PA_GRAIN_DEFAULT ((struct pa_grain){.value = 2u << 20, .sectors = false})
 
 /* Optimal I/O sizes at or above this are not believed. */
 #define PA_OPT_IO_MAX (64ull << 20)
@@ -39,9 +33,9 @@ struct pa_check {
 	uint64_t opt_grain;    /* sanitised optimal I/O, 0 when ignored */
 	uint64_t policy_grain; /* in bytes for this device, 0 when unusable */
 	bool kalign_predicted_known;
-	int64_t kalign_predicted;   /* what the kernel's alignment_offset should say */
-	bool kalign_mismatch;	    /* the kernel's value disagrees with ours */
-	char reason[PA_REASON_MAX]; /* empty when all three are ok */
+	int64_t kalign_predicted; /* what the kernel's alignment_offset should say */
+	bool kalign_mismatch;	  /* the kernel's value disagrees with ours */
+	struct pa_reasons why;	  /* none when all three are ok (core/reason.h) */
 	/* a stacked device judged through its layers (align_check_stacked) */
 	bool stack_known;
 	uint64_t abs_start; /* byte 0 of the worst segment on the bottom device */
@@ -50,10 +44,17 @@ struct pa_check {
 
 const char *align_verdict_name(enum pa_verdict v);
 
+/* PA_EXIT_MISALIGNED when any of @c's three verdicts is misaligned, else 0. */
+int align_check_exit(const struct pa_check *c);
+
 /*
- * Sanitise t->opt_io.  Returns the usable optimal size in bytes, or 0 and a
- * static explanation in *why (NULL when the size is simply absent).
+ * Sanitise t->opt_io.  Returns the usable optimal size in bytes, or 0 and in
+ * *why why not: PA_OPT_ABSENT when the size is simply absent.
  */
+uint64_t align_optimal_sane(const struct pa_topology *t, uint64_t dev_size,
+			    enum pa_opt_why *why);
+
+/* align_optimal_sane() with its explanation in words (NULL when absent). */
 uint64_t align_optimal_usable(const struct pa_topology *t, uint64_t dev_size,
 			      const char **why);
 
@@ -105,41 +106,5 @@ void align_check(const struct pa_topology *t, uint64_t dev_size, enum pa_region 
  */
 void align_check_dev(const struct pa_dev *d, const struct pa_grain *policy,
 		     struct pa_check *out);
-
-/*
- * A stacked dm device (LVM, crypt, other dm; not a multipath map or a kpartx
- * partition) whose table the scanner read, an md array whose layout it read
- * (d->md_known), or a partition of such an array, whose every lower device
- * is in @l and known in turn (a partition at a known start, a dm device with
- * a table, an md array with a known layout and every member in @l, or a
- * bottom device: disk, loop, multipath map, md array of unknown layout with
- * its own topology): judge it at its place on the bottom devices (core/stack.h) and
- * replace the verdicts and reason of @out (filled by align_check_dev() first),
- * setting out->stack_known, abs_start and layers.  Returns 0 when it did,
- * 1 when the layout is not known (@out untouched), or a negative errno.
- */
-int align_check_stacked(const struct pa_devlist *l, const struct pa_dev *d,
-			const struct pa_grain *policy, struct pa_check *out);
-
-/*
- * What would fix stacked device @d (as align_check_stacked() judges it): the
- * command for the layer its worst miss blames (stack_advise()), written to
- * @buf; empty when nothing is misaligned.  Returns 0, 1 when the layout is
- * not known (@buf empty), or a negative errno.
- */
-int align_advise_stacked(const struct pa_devlist *l, const struct pa_dev *d,
-			 const struct pa_grain *policy, char *buf, size_t len);
-
-/*
- * --probe: the stripe geometry of the file system on @d (d->fs_geom_known)
- * against the minimum and the sane optimal I/O size of @d itself (a
- * partition: its disk's; a striped LV or md array: the chunk and the chunk x
- * data disks the kernel derives), by stack_fs_check().  PA_VERDICT_NA with an
- * empty @reason when no geometry was read.  @reason gets "XFS swidth 128 KiB,
- * the device's optimal I/O is 192 KiB", @fix the mkfs command that would
- * match (may be NULL).
- */
-enum pa_verdict align_check_fs(const struct pa_dev *d, char *reason, size_t len,
-			       char *fix, size_t fixlen);
 
 #endif

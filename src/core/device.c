@@ -37,6 +37,7 @@ void device_free(struct pa_dev *d)
 	free(d->dm_uuid);
 	free(d->dm_name);
 	free(d->holders);
+	free(d->dm_table);
 	free(d->mountpoints);
 	free(d->paths);
 	free(d->backing_file);

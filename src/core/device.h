@@ -132,7 +132,7 @@ struct pa_dev {
 
 	/* dm devices (not multipath maps): the table, when it was read and parsed */
 	bool dm_table_known;
-	struct pa_dm_table dm_table;
+	struct pa_dm_table *dm_table; /* owned; NULL unless dm_table_known */
 
 	/*
 	 * md arrays: level (0, 1, 4, 5, 6, 10), chunk in bytes, raid_disks and

@@ -3,7 +3,7 @@
  * sb_width and sb_blocksize, ext4 s_raid_stride, s_raid_stripe_width and the
  * block size.  Pure: the caller reads the first FSGEOM_READ_LEN bytes of the
  * device (--probe, src/scan/probe.c) and hands them in; nothing here does I/O
- * or allocates.  The result is a struct pa_fs_geom (core/stack.h) that
+ * or allocates.  The result is a struct pa_fs_geom (core/stack-advise.h) that
  * stack_fs_check() judges.
  */
 #ifndef PARTALIGN_FSGEOM_H
@@ -11,7 +11,7 @@
 
 #include <stddef.h>
 
-#include "core/stack.h"
+#include "core/stack-advise.h"
 
 /* Bytes from the start of the device that hold both superblocks (XFS at 0,
    ext4 at 1024). */

@@ -12,8 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/stack.h"
-#include "core/stack-impl.h"
+#include "core/stack-advise.h"
 #include "core/units.h"
 
 /* "192k", "6m", "9s": in the largest of k, m, g that divides, else in sectors */
@@ -222,6 +221,31 @@ static void fs_fix(const struct pa_fs_geom *g, uint64_t min_io, uint64_t opt_io,
 			 lvm_size(su, a, sizeof(a)), opt_io / su);
 }
 
+/* A clause after "; ", or "; ..." once when it has no room. */
+static void fs_clause(char *buf, size_t size, bool *more, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void fs_clause(char *buf, size_t size, bool *more, const char *fmt, ...)
+{
+	char piece[PA_REASON_TEXT_MAX];
+	size_t used;
+	va_list ap;
+
+	if (!size)
+		return;
+	used = strlen(buf);
+	va_start(ap, fmt);
+	vsnprintf(piece, sizeof(piece), fmt, ap);
+	va_end(ap);
+	if (used + 2 + strlen(piece) >= size) {
+		if (used + 5 < size && !*more)
+			memcpy(buf + used, "; ...", 6);
+		*more = true;
+		return;
+	}
+	snprintf(buf + used, size - used, "%s%s", used ? "; " : "", piece);
+	*more = false;
+}
+
 enum pa_verdict stack_fs_check(const struct pa_fs_geom *g, uint64_t min_io,
 			       uint64_t opt_io, char *reason, size_t len, char *fix,
 			       size_t fixlen)
@@ -231,6 +255,7 @@ enum pa_verdict stack_fs_check(const struct pa_fs_geom *g, uint64_t min_io,
 	const char *un = ext4 ? "stride" : "sunit",
 		   *wn = ext4 ? "stripe_width" : "swidth";
 	enum pa_verdict v = PA_VERDICT_OK;
+	bool more = false;
 	char a[32], b[32];
 
 	if (len)
@@ -258,21 +283,21 @@ enum pa_verdict stack_fs_check(const struct pa_fs_geom *g, uint64_t min_io,
 		return PA_VERDICT_MISALIGNED;
 	}
 	if (g->width % opt_io) {
-		stack_reason_add(reason, len, "%s %s %s, the device's optimal I/O is %s",
-				 fs, wn, units_exact(g->width, a, sizeof(a)),
-				 units_exact(opt_io, b, sizeof(b)));
+		fs_clause(reason, len, &more, "%s %s %s, the device's optimal I/O is %s",
+			  fs, wn, units_exact(g->width, a, sizeof(a)),
+			  units_exact(opt_io, b, sizeof(b)));
 		v = PA_VERDICT_MISALIGNED;
 	}
 	if (min_io && g->unit % min_io) {
-		stack_reason_add(reason, len, "%s %s %s, the device's minimum I/O is %s",
-				 fs, un, units_exact(g->unit, a, sizeof(a)),
-				 units_exact(min_io, b, sizeof(b)));
+		fs_clause(reason, len, &more, "%s %s %s, the device's minimum I/O is %s",
+			  fs, un, units_exact(g->unit, a, sizeof(a)),
+			  units_exact(min_io, b, sizeof(b)));
 		v = PA_VERDICT_MISALIGNED;
 	}
 	if (g->width % g->unit) {
-		stack_reason_add(reason, len, "%s %s %s is no multiple of its %s %s", fs,
-				 wn, units_exact(g->width, a, sizeof(a)), un,
-				 units_exact(g->unit, b, sizeof(b)));
+		fs_clause(reason, len, &more, "%s %s %s is no multiple of its %s %s", fs,
+			  wn, units_exact(g->width, a, sizeof(a)), un,
+			  units_exact(g->unit, b, sizeof(b)));
 		v = PA_VERDICT_MISALIGNED;
 	}
 	if (v == PA_VERDICT_OK && fix && fixlen)

@@ -10,13 +10,10 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "core/stack.h"
-#include "core/stack-impl.h"
-#include "core/units.h"
 
 #define TERMS_MAX (2 * PA_STACK_DEPTH_MAX + 2)
 
@@ -76,28 +73,6 @@ static uint64_t residue(uint64_t x, uint64_t g, uint64_t off)
 	uint64_t a = x % g, b = off % g;
 
 	return a >= b ? a - b : g - (b - a);
-}
-
-void stack_reason_add(char *buf, size_t size, const char *fmt, ...)
-{
-	char piece[PA_REASON_MAX];
-	size_t used = strlen(buf);
-	va_list ap;
-
-	if (!size)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(piece, sizeof(piece), fmt, ap);
-	va_end(ap);
-	if (strstr(buf, piece))
-		return;
-	if (used + 2 + strlen(piece) >= size) {
-		/* no room for the whole piece: say that more was left out, once */
-		if (used + 5 < size && (used < 3 || strcmp(buf + used - 3, "...")))
-			memcpy(buf + used, "; ...", 6);
-		return;
-	}
-	snprintf(buf + used, size - used, "%s%s", used ? "; " : "", piece);
 }
 
 /* ---- validation ---- */
@@ -307,43 +282,6 @@ static void terms_rebase(struct walk *w, unsigned int dev, uint64_t seg_start,
 		term_push_front(w, PA_TERM_WITHIN, dev, delta, 0);
 }
 
-static void term_text(const struct pa_stack *s, const struct term *t, char *buf,
-		      size_t len)
-{
-	const char *n = stack_dev_name(s, t->dev);
-	char a[32], b[32];
-
-	units_exact(t->value, a, sizeof(a));
-	switch (t->kind) {
-	case PA_TERM_PART_START:
-		snprintf(buf, len, "partition %s at %s", n, a);
-		break;
-	case PA_TERM_DM_OFFSET:
-		snprintf(buf, len, "table offset %s of %s", a, n);
-		break;
-	case PA_TERM_PAYLOAD:
-		snprintf(buf, len, "payload offset %s of %s", a, n);
-		break;
-	case PA_TERM_DATA_OFFSET:
-		snprintf(buf, len, "data offset %s of %s", a, n);
-		break;
-	case PA_TERM_ROW:
-		snprintf(buf, len, "chunk rows %s of %s", a, n);
-		break;
-	case PA_TERM_PE_START:
-		snprintf(buf, len, "pe_start %s", a);
-		break;
-	case PA_TERM_EXTENTS:
-		snprintf(buf, len, "extent %" PRIu64 " x %s of VG %s", t->count,
-			 units_exact(s->dev[t->dev].extent_size, b, sizeof(b)),
-			 s->dev[t->dev].vg ? s->dev[t->dev].vg : "?");
-		break;
-	case PA_TERM_WITHIN:
-		snprintf(buf, len, "offset %s into %s", a, n);
-		break;
-	}
-}
-
 static int verdict_score(const struct pa_stack_verdict *v)
 {
 	return (v->physical == PA_VERDICT_MISALIGNED) * 4 +
@@ -357,18 +295,53 @@ static void merge(enum pa_verdict *into, enum pa_verdict v)
 		*into = v;
 }
 
+/* The grain judged: its kind and device; a stripe width: the chunk and data disks. */
+static struct pa_reason grain_of(const struct ctx *c, enum pa_grain_kind kind,
+				 unsigned int dev, uint64_t chunk, unsigned int ndata)
+{
+	struct pa_reason r;
+
+	memset(&r, 0, sizeof(r));
+	r.grain = kind;
+	r.verdict = kind == PA_GRAIN_POLICY ? PA_RV_POLICY
+		    : kind == PA_GRAIN_OPTIMAL || kind == PA_GRAIN_STRIPE
+			? PA_RV_OPTIMAL
+			: PA_RV_PHYSICAL;
+	if (kind != PA_GRAIN_POLICY)
+		r.space = stack_dev_name(c->s, dev);
+	if (kind == PA_GRAIN_STRIPE) {
+		r.c = chunk;
+		r.ndata = ndata;
+	}
+	return r;
+}
+
+/* Summand @t of a walk as the one to blame in @r. */
+static void blame_term(const struct pa_stack *s, const struct term *t,
+		       struct pa_reason *r)
+{
+	r->term = t->kind;
+	r->layer = stack_dev_name(s, t->dev);
+	if (t->kind == PA_TERM_EXTENTS) {
+		r->count = t->count;
+		r->extent_size = s->dev[t->dev].extent_size;
+		r->vg = s->dev[t->dev].vg;
+	} else {
+		r->value = t->value;
+	}
+}
+
 /*
  * Judge offset @x (the sum of w's terms) of space @space against @grain,
- * counted from @off.  A miss is blamed on the last summand that took the
- * partial sum off the grain.
+ * counted from @off; @r is the grain (grain_of()).  A miss is blamed on the
+ * last summand that took the partial sum off the grain.
  */
 static enum pa_verdict judge(struct ctx *c, const struct walk *w, unsigned int space,
-			     uint64_t x, uint64_t grain, uint64_t off, const char *what,
+			     uint64_t x, uint64_t grain, uint64_t off, struct pa_reason r,
 			     uint64_t fix, int sev)
 {
 	const struct pa_stack *s = c->s;
 	struct pa_stack_verdict *v = c->v;
-	char g[32], at[32], t1[128], t0[128];
 	uint64_t sum = 0, before = 0, base = 0;
 	bool on = residue(0, grain, off) == 0;
 	unsigned int k, blame = 0;
@@ -386,43 +359,33 @@ static enum pa_verdict judge(struct ctx *c, const struct walk *w, unsigned int s
 			base = before;
 		}
 	}
-	units_exact(grain, g, sizeof(g));
-	units_exact(x, at, sizeof(at));
+	r.b = grain;
 	if (!w->n) {
-		stack_reason_add(v->reason, sizeof(v->reason),
-				 "byte 0 of %s is no multiple of the %s %s",
-				 stack_dev_name(s, space), g, what);
+		r.kind = PA_REASON_BYTE0;
+		r.layer = stack_dev_name(s, space);
+		reason_add(&v->why, &r);
 		return PA_VERDICT_MISALIGNED;
 	}
-	term_text(s, &w->t[blame], t1, sizeof(t1));
-	sum = base + w->t[blame].value;
-	if (blame == 0) {
-		stack_reason_add(v->reason, sizeof(v->reason),
-				 "%s: %s is no multiple of the %s %s%s%s%s", t1,
-				 units_exact(sum, t0, sizeof(t0)), g, what,
-				 blame + 1 < w->n ? " (the segment lands at " : "",
-				 blame + 1 < w->n ? at : "", blame + 1 < w->n ? ")" : "");
-	} else {
-		const struct term *p = &w->t[blame - 1];
-		char b[32], s2[32];
-
-		units_exact(base, b, sizeof(b));
-		if (p->kind == PA_TERM_PART_START)
-			snprintf(t0, sizeof(t0), "partition %s at %s",
-				 stack_dev_name(s, p->dev), b);
-		else if (p->kind == PA_TERM_PE_START)
-			snprintf(t0, sizeof(t0), "PE 0 of the PV on %s at %s",
-				 stack_dev_name(s, p->dev), b);
-		else
-			snprintf(t0, sizeof(t0), "%s %s at %s",
-				 stack_kind_word(s->dev[p->dev].kind),
-				 stack_dev_name(s, p->dev), b);
-		stack_reason_add(v->reason, sizeof(v->reason),
-				 "%s on %s: %s is no multiple of the %s %s%s%s%s", t1, t0,
-				 units_exact(sum, s2, sizeof(s2)), g, what,
-				 blame + 1 < w->n ? " (the segment lands at " : "",
-				 blame + 1 < w->n ? at : "", blame + 1 < w->n ? ")" : "");
+	r.kind = PA_REASON_LAYER;
+	blame_term(s, &w->t[blame], &r);
+	r.sum = base + w->t[blame].value;
+	if (blame + 1 < w->n) {
+		r.lands = true;
+		r.at = x;
 	}
+	if (blame > 0) {
+		const struct term *p = &w->t[blame - 1];
+
+		r.on = true;
+		r.base_term = p->kind;
+		r.base_dev = stack_dev_name(s, p->dev);
+		r.base = base;
+		if (p->kind != PA_TERM_PART_START && p->kind != PA_TERM_PE_START)
+			r.base_word = stack_kind_word(s->dev[p->dev].kind);
+		else
+			r.base_term = p->kind;
+	}
+	reason_add(&v->why, &r);
 	if (sev > c->blame_sev) {
 		/* the most severe miss is the one to blame (and to advise on) */
 		c->blame_sev = sev;
@@ -445,20 +408,21 @@ static int judge_map(struct ctx *c, const struct walk *w, unsigned int dev, uint
 		     uint64_t chunk, unsigned int ndata)
 {
 	uint64_t width, fix, pol = align_policy_bytes(c->policy, 512);
-	char what[96], a[32];
 
 	if (__builtin_mul_overflow(chunk, (uint64_t)ndata, &width))
 		return -ERANGE;
 	fix = align_lcm(width, pol);
 	if (!fix)
 		fix = width;
-	snprintf(what, sizeof(what), "chunk of %s", stack_dev_name(c->s, dev));
-	merge(&c->v->physical, judge(c, w, dev, x, chunk, 0, what, fix, 4));
-	snprintf(what, sizeof(what), "stripe width (%u x %s chunk) of %s", ndata,
-		 units_exact(chunk, a, sizeof(a)), stack_dev_name(c->s, dev));
-	merge(&c->v->optimal, judge(c, w, dev, x, width, 0, what, fix, 2));
+	merge(&c->v->physical, judge(c, w, dev, x, chunk, 0,
+				     grain_of(c, PA_GRAIN_CHUNK, dev, 0, 0), fix, 4));
+	merge(&c->v->optimal,
+	      judge(c, w, dev, x, width, 0,
+		    grain_of(c, PA_GRAIN_STRIPE, dev, chunk, ndata), fix, 2));
 	if (pol)
-		merge(&c->v->policy, judge(c, w, dev, x, pol, 0, "policy grain", fix, 1));
+		merge(&c->v->policy,
+		      judge(c, w, dev, x, pol, 0, grain_of(c, PA_GRAIN_POLICY, dev, 0, 0),
+			    fix, 1));
 	return 0;
 }
 
@@ -469,64 +433,61 @@ static void judge_disk(struct ctx *c, const struct walk *w, unsigned int disk, u
 	enum pa_verdict phys, opt, pol;
 	uint64_t pg, og, lg, off, fix;
 	bool cannot = d->topo.align_off < 0;
-	char what[96], a[32], b[32];
-	const char *why;
+	struct pa_reason r;
 	int score, sev;
 	unsigned int k;
 
 	pg = align_physical_grain(&d->topo);
-	og = align_optimal_usable(&d->topo, d->size, &why);
+	og = align_optimal_usable(&d->topo, d->size, &(const char *){NULL});
 	lg = align_policy_bytes(c->policy, d->topo.logical);
 	off = cannot ? 0 : (uint64_t)d->topo.align_off;
 	fix = align_lcm(align_lcm(pg, og), lg);
 
 	if (cannot) {
 		phys = PA_VERDICT_MISALIGNED;
-		stack_reason_add(v->reason, sizeof(v->reason),
-				 "%s: the kernel reports alignment offset -1",
-				 stack_dev_name(c->s, disk));
+		r = grain_of(c, PA_GRAIN_PHYSICAL, disk, 0, 0);
+		r.kind = PA_REASON_DISK_CANNOT;
+		reason_add(&v->why, &r);
 	} else {
-		snprintf(what, sizeof(what), "physical sector and minimum I/O of %s",
-			 stack_dev_name(c->s, disk));
-		phys = judge(c, w, disk, x, pg, off, what, fix, 4);
+		phys = judge(c, w, disk, x, pg, off,
+			     grain_of(c, PA_GRAIN_PHYSICAL, disk, 0, 0), fix, 4);
 	}
 	if (og && cannot) {
 		opt = PA_VERDICT_MISALIGNED; /* as align_check(): nothing is aligned there
 					      */
 	} else if (og) {
-		snprintf(what, sizeof(what), "optimal I/O of %s",
-			 stack_dev_name(c->s, disk));
-		opt = judge(c, w, disk, x, og, off, what, fix, 2);
+		opt = judge(c, w, disk, x, og, off,
+			    grain_of(c, PA_GRAIN_OPTIMAL, disk, 0, 0), fix, 2);
 	} else {
 		opt = PA_VERDICT_NA;
 	}
 	for (k = 0; k < w->n && w->t[k].kind != PA_TERM_ROW; k++)
 		;
 	if (lg && k == w->n) {
-		pol = judge(c, w, disk, x, lg, off, "policy grain", fix, 1);
+		pol = judge(c, w, disk, x, lg, off,
+			    grain_of(c, PA_GRAIN_POLICY, disk, 0, 0), fix, 1);
 	} else {
 		/* inside an md member or a stripe: the policy was judged on the array */
 		pol = PA_VERDICT_NA;
 	}
 	if (w->chunk) {
-		const char *m = stack_dev_name(c->s, w->chunk_dev);
-
-		units_exact(w->chunk, a, sizeof(a));
+		memset(&r, 0, sizeof(r));
+		r.layer = stack_dev_name(c->s, w->chunk_dev);
+		r.space = stack_dev_name(c->s, disk);
+		r.a = w->chunk;
 		if (w->chunk % pg) {
 			phys = PA_VERDICT_MISALIGNED;
-			stack_reason_add(
-			    v->reason, sizeof(v->reason),
-			    "chunk %s of %s is no multiple of the %s physical sector and "
-			    "minimum I/O of %s",
-			    a, m, units_exact(pg, b, sizeof(b)),
-			    stack_dev_name(c->s, disk));
+			r.kind = PA_REASON_CHUNK_SECTOR;
+			r.verdict = PA_RV_PHYSICAL;
+			r.b = pg;
+			reason_add(&v->why, &r);
 		}
 		if (og && w->chunk % og && og % w->chunk) {
 			opt = PA_VERDICT_MISALIGNED;
-			stack_reason_add(
-			    v->reason, sizeof(v->reason),
-			    "chunk %s of %s straddles the %s optimal I/O of %s", a, m,
-			    units_exact(og, b, sizeof(b)), stack_dev_name(c->s, disk));
+			r.kind = PA_REASON_CHUNK_STRADDLE;
+			r.verdict = PA_RV_OPTIMAL;
+			r.b = og;
+			reason_add(&v->why, &r);
 		}
 		sev = w->chunk % pg ? 4 : og && w->chunk % og && og % w->chunk ? 2 : 0;
 		if (sev > c->blame_sev) {
@@ -822,20 +783,16 @@ int stack_check_dev(const struct pa_stack *s, unsigned int dev,
 	return 0;
 }
 
-bool stack_extent_ok(const struct pa_stack_dev *lv, uint64_t grain, char *why, size_t len)
+bool stack_extent_ok(const struct pa_stack_dev *lv, uint64_t grain, struct pa_reason *why)
 {
-	char a[32], b[32];
-
-	if (len)
-		why[0] = '\0';
 	if (!grain || !lv->extent_size || lv->extent_size % grain == 0)
 		return true;
-	if (len)
-		snprintf(
-		    why, len,
-		    "extent size %s of VG %s is no multiple of the %s grain: every LV "
-		    "after the first extents walks off it",
-		    units_exact(lv->extent_size, a, sizeof(a)), lv->vg ? lv->vg : "?",
-		    units_exact(grain, b, sizeof(b)));
+	if (why) {
+		memset(why, 0, sizeof(*why));
+		why->kind = PA_REASON_EXTENT_SIZE;
+		why->a = lv->extent_size;
+		why->vg = lv->vg;
+		why->b = grain;
+	}
 	return false;
 }

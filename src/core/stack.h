@@ -24,6 +24,7 @@
 
 #include "core/align.h"
 #include "core/device.h"
+#include "core/reason.h"
 
 enum pa_stack_kind {
 	PA_STACK_DISK, /* bottom of the stack: a disk, LUN or anything whose layout is not
@@ -121,24 +122,11 @@ struct pa_stack {
 /* layers visited while judging one segment (wide arrays over wide arrays) */
 #define PA_STACK_STEPS_MAX 65536
 
-/* Why one offset is what it is: one summand, bottom layer first. */
-enum pa_stack_term_kind {
-	PA_TERM_PART_START,  /* partition start */
-	PA_TERM_DM_OFFSET,   /* dm linear offset / striped per-stripe offset */
-	PA_TERM_PAYLOAD,     /* dm-crypt payload offset */
-	PA_TERM_DATA_OFFSET, /* md member data offset */
-	PA_TERM_ROW,	     /* chunk rows of an md array or striped segment */
-	PA_TERM_PE_START,    /* LVM pe_start */
-	PA_TERM_EXTENTS,     /* LVM: PE number x extent size */
-	PA_TERM_WITHIN,	     /* bytes into a segment of the layer */
-};
-
 /*
  * The verdict of one segment (or the worst of a device).  physical, optimal
  * and policy as align_check(): ok, misaligned or n/a.  @blame is the summand
  * (and @blame_dev the layer) responsible for the most severe miss (physical
- * over optimal over policy); @reason names every miss, "; ..." when it
- * had no room for more.
+ * over optimal over policy); @why holds every miss, in the walk's order.
  */
 struct pa_stack_verdict {
 	enum pa_verdict physical;
@@ -155,9 +143,9 @@ struct pa_stack_verdict {
 	uint64_t grain;		       /* the grain missed by the blamed term, bytes */
 	/* the offset below the blamed term (where its layer starts) */
 	uint64_t blame_base;
-	uint64_t fix_grain; /* lcm of every grain judged where the blame was found */
-	char path[256];	    /* "vda -> vda1 -> vg-lv" */
-	char reason[PA_REASON_MAX]; /* empty when everything is ok */
+	uint64_t fix_grain;    /* lcm of every grain judged where the blame was found */
+	char path[256];	       /* "vda -> vda1 -> vg-lv" */
+	struct pa_reasons why; /* none when everything is ok (core/reason.h) */
 };
 
 /* 0, or -EINVAL / -ERANGE / -E2BIG with the offending device's index in *bad. */
@@ -185,48 +173,14 @@ int stack_check_dev(const struct pa_stack *s, unsigned int dev,
 /*
  * An LV's volume group: does its extent size keep later LVs on @grain (the
  * bottom grain that LV's first segment needs)?  True when the extent size is
- * a multiple of @grain; otherwise a reason is written to @why.
+ * a multiple of @grain; otherwise the reason goes to *why (may be NULL).
  */
-bool stack_extent_ok(const struct pa_stack_dev *lv, uint64_t grain, char *why,
-		     size_t len);
+bool stack_extent_ok(const struct pa_stack_dev *lv, uint64_t grain,
+		     struct pa_reason *why);
 
-/*
- * The command that would fix what @v blames, for a layer partalign does not
- * rewrite: pvcreate --dataalignment + pvmove (pe_start), vgcreate -s (extent
- * size), cryptsetup luksFormat --offset (payload), mdadm --create
- * --data-offset (md), partalign-apply plan (partition).  Writes an empty
- * string when nothing is blamed.  Returns 0, or -EINVAL / -ERANGE.
- */
-int stack_advise(const struct pa_stack *s, unsigned int dev,
-		 const struct pa_stack_verdict *v, char *buf, size_t len);
-
-/* File-system stripe geometry, in bytes (0: the file system has none). */
-struct pa_fs_geom {
-	const char *fs;	    /* "XFS" or "ext4", for reasons */
-	uint64_t unit;	    /* XFS sunit, ext4 stride */
-	uint64_t width;	    /* XFS swidth, ext4 stripe_width */
-	uint32_t blocksize; /* file-system block size, bytes (for the ext4 command) */
-};
-
-/* From superblock numbers: XFS sb_unit/sb_width and ext4 s_raid_stride/
-   s_raid_stripe_width, all in file-system blocks of @blocksize bytes. */
-int stack_fs_xfs(uint32_t sb_unit, uint32_t sb_width, uint32_t blocksize,
-		 struct pa_fs_geom *g);
-int stack_fs_ext4(uint32_t stride, uint32_t stripe_width, uint32_t blocksize,
-		  struct pa_fs_geom *g);
-
-/*
- * The file system's geometry against the device it sits on (its minimum and
- * optimal I/O in bytes; an md array or striped LV: chunk and chunk x data
- * disks; a minimum I/O of 4 KiB or less counts as a sector, not a chunk, for
- * the suggested command).  Ok when
- * the unit is a multiple of @min_io and the width a multiple of @opt_io;
- * n/a when the device reports no optimal I/O and the file system has no
- * geometry.  The reason names both ("XFS swidth 128 KiB, the device's optimal
- * I/O is 192 KiB"); @fix gets the mkfs command that would match (may be NULL).
- */
-enum pa_verdict stack_fs_check(const struct pa_fs_geom *g, uint64_t min_io,
-			       uint64_t opt_io, char *reason, size_t len, char *fix,
-			       size_t fixlen);
+/* the name of device @i of @s, "?" when it has none */
+const char *stack_dev_name(const struct pa_stack *s, unsigned int i);
+/* "partition", "md array", ... */
+const char *stack_kind_word(enum pa_stack_kind k);
 
 #endif

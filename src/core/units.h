@@ -5,10 +5,17 @@
 #ifndef PARTALIGN_UNITS_H
 #define PARTALIGN_UNITS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/align.h"
+/* The site's policy grain: a byte count, or a count of logical sectors ("8s"). */
+struct pa_grain {
+	uint64_t value;
+	bool sectors;
+};
+
+#define PA_GRAIN_DEFAULT ((struct pa_grain){.value = 2u << 20, .sectors = false})
 
 /*
  * Parse "2MiB", "4096s", "1GB", "512B"... into a grain.  Units as parted(8):

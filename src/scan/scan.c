@@ -24,8 +24,9 @@
 #include <unistd.h>
 
 #include "scan/scan.h"
+#include "scan/sysattr.h"
+#include "scan/udevprops.h"
 #include "shared/fileio.h"
-#include "shared/hex.h"
 
 /*
  * sysfs and the udev database are read directly, relative to one directory
@@ -66,56 +67,6 @@ const char *const scan_sysfs_attrs[] = {
     NULL,
 };
 
-static bool attr_u64(int dfd, const char *attr, uint64_t *v)
-{
-	char buf[64], *end;
-
-	if (read_attr_at(dfd, attr, buf, sizeof(buf)) < 0 || !buf[0])
-		return false;
-	errno = 0;
-	*v = strtoull(buf, &end, 10);
-	return errno == 0 && *end == '\0';
-}
-
-static bool attr_s64(int dfd, const char *attr, int64_t *v)
-{
-	char buf[64], *end;
-
-	if (read_attr_at(dfd, attr, buf, sizeof(buf)) < 0 || !buf[0])
-		return false;
-	errno = 0;
-	*v = strtoll(buf, &end, 10);
-	return errno == 0 && *end == '\0';
-}
-
-static bool attr_exists(int dfd, const char *attr)
-{
-	return faccessat(dfd, attr, F_OK, 0) == 0;
-}
-
-/* Copy a string attribute, NULL when absent or empty. */
-static char *attr_dup(int dfd, const char *attr)
-{
-	char buf[1024];
-	char *s = buf;
-
-	if (read_attr_at(dfd, attr, buf, sizeof(buf)) < 0)
-		return NULL;
-	while (*s == ' ')
-		s++;
-	return *s ? strdup(s) : NULL;
-}
-
-/*
- * A device's properties: the kernel's (the uevent attribute: DEVTYPE,
- * DEVNAME, PARTN...) and udev's (its database, /run/udev/data/b<maj>:<min>,
- * "E:KEY=value" lines: ID_SERIAL, ID_PART_ENTRY_UUID...).  udev's win.
- */
-struct props {
-	char uevent[4096];
-	char db[16384];
-};
-
 /* One scan: where it reads and what it collects on the way. */
 struct scan {
 	const char *root; /* "" for the host: paths stay absolute, as umockdev wants */
@@ -124,131 +75,6 @@ struct scan {
 	struct props u;
 	struct pa_diags *diags;
 };
-
-static void read_whole_file(int dirfd, const char *path, char *buf, size_t len)
-{
-	ssize_t n = 0, r;
-	int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC);
-
-	buf[0] = '\0';
-	if (fd < 0)
-		return;
-	/* a short read is the end: sysfs gives a whole attribute in one read */
-	while ((size_t)n < len - 1 && (r = read(fd, buf + n, len - 1 - (size_t)n)) > 0) {
-		n += r;
-		if ((size_t)r < len - 1 - (size_t)(n - r))
-			break;
-	}
-	close(fd);
-	buf[n] = '\0';
-}
-
-/* Value of KEY in "KEY=value\n" lines, each line after @prefix. */
-static const char *lines_get(const char *buf, const char *prefix, const char *key,
-			     size_t *len)
-{
-	size_t pl = strlen(prefix), kl = strlen(key);
-	const char *p = buf;
-
-	while (*p) {
-		const char *nl = strchr(p, '\n');
-		size_t ll = nl ? (size_t)(nl - p) : strlen(p);
-
-		if (ll > pl + kl && strncmp(p, prefix, pl) == 0 &&
-		    strncmp(p + pl, key, kl) == 0 && p[pl + kl] == '=') {
-			*len = ll - pl - kl - 1;
-			return p + pl + kl + 1;
-		}
-		p += ll + (nl ? 1 : 0);
-	}
-	return NULL;
-}
-
-static char *prop_dup(const struct props *u, const char *key)
-{
-	const char *v;
-	size_t len;
-
-	v = lines_get(u->db, "E:", key, &len);
-	if (!v)
-		v = lines_get(u->uevent, "", key, &len);
-	return v && len ? strndup(v, len) : NULL;
-}
-
-/*
- * udev's blkid builtin writes some values (ID_PART_ENTRY_NAME) as
- * blkid_encode_string() gives them: white space, a backslash and bytes that
- * are not UTF-8 as "\xNN", in lowercase.  The byte of such an escape at
- * @s if it is printable ASCII, else -1: a control byte (a newline would
- * split a line of the JSON or the table) or a byte that is not UTF-8 stays
- * as udev wrote it.
- */
-static int escaped_printable(const char *s)
-{
-	int h, l, c;
-
-	if (s[0] != '\\' || s[1] != 'x' || (h = hex_digit(s[2])) < 0 ||
-	    (l = hex_digit(s[3])) < 0)
-		return -1;
-	c = h << 4 | l;
-	return c >= 0x20 && c < 0x7f ? c : -1;
-}
-
-/* First present of several properties. */
-static char *prop_first(const struct props *u, const char *const *keys)
-{
-	for (; *keys; keys++) {
-		char *v = prop_dup(u, *keys);
-
-		if (v)
-			return v;
-	}
-	return NULL;
-}
-
-/*
- * The topology of a whole device.  A missing, empty or zero attribute takes
- * the kernel's own default (logical 512, physical and minimum I/O the
- * logical size, optimal I/O 0: none).
- */
-static void read_topology(int syspath, struct pa_topology *t)
-{
-	uint64_t v;
-	int64_t s;
-
-	t->logical =
-	    attr_u64(syspath, "queue/logical_block_size", &v) && v && v <= UINT32_MAX
-		? (uint32_t)v
-		: 512;
-	t->physical =
-	    attr_u64(syspath, "queue/physical_block_size", &v) && v && v <= UINT32_MAX
-		? (uint32_t)v
-		: t->logical;
-	t->min_io = attr_u64(syspath, "queue/minimum_io_size", &v) && v && v <= UINT32_MAX
-			? (uint32_t)v
-			: t->logical;
-	t->opt_io = attr_u64(syspath, "queue/optimal_io_size", &v) && v <= UINT32_MAX
-			? (uint32_t)v
-			: 0;
-	/* libblkid clamps -1 to 0; the kernel's "cannot align" must survive */
-	t->align_off = attr_s64(syspath, "alignment_offset", &s) ? s : 0;
-}
-
-/* Names in directory @sub of the device (holders/, slaves/), space-separated. */
-static int read_names(int dfd, const char *sub, char **list)
-{
-	struct dirent *de;
-	DIR *dir = dir_open_at(dfd, sub);
-	int rc = 0;
-
-	if (!dir)
-		return 0;
-	while (rc == 0 && (de = readdir(dir)))
-		if (de->d_name[0] != '.')
-			rc = device_strlist_append(list, de->d_name, ' ');
-	closedir(dir);
-	return rc;
-}
 
 static enum pa_kind dm_kind(const char *uuid)
 {
@@ -270,76 +96,6 @@ static bool skip_name(const char *name)
 	return strncmp(name, "ram", 3) == 0 || strncmp(name, "zram", 4) == 0;
 }
 
-/* Identity, contents and partition-table fields from the udev database. */
-static int fill_props(const struct props *u, struct pa_dev *d, int syspath, bool part)
-{
-	static const char *const serial_keys[] = {"ID_SCSI_SERIAL", "ID_SERIAL_SHORT",
-						  "ID_SERIAL", NULL};
-	static const char *const wwn_keys[] = {"ID_WWN_WITH_EXTENSION", "ID_WWN", NULL};
-
-	d->fstype = prop_dup(u, "ID_FS_TYPE");
-	d->model = prop_dup(u, "ID_MODEL");
-	d->serial = prop_first(u, serial_keys);
-	d->wwn = prop_first(u, wwn_keys);
-	d->id_serial = prop_dup(u, "ID_SERIAL");
-	d->id_wwn = prop_dup(u, "ID_WWN");
-	d->id_wwn_ext = prop_dup(u, "ID_WWN_WITH_EXTENSION");
-	if (part) {
-		d->part_scheme = prop_dup(u, "ID_PART_ENTRY_SCHEME");
-		/* udev's encoded name, else the kernel's own as it is */
-		d->part_name = prop_dup(u, "ID_PART_ENTRY_NAME");
-		if (d->part_name)
-			unescape4(d->part_name, escaped_printable);
-		else
-			d->part_name = prop_dup(u, "PARTNAME");
-		d->part_uuid = prop_dup(u, "ID_PART_ENTRY_UUID");
-		d->part_type = prop_dup(u, "ID_PART_ENTRY_TYPE");
-		return 0;
-	}
-	d->pttype = prop_dup(u, "ID_PART_TABLE_TYPE");
-	/* sysfs knows some identities even without a udev database (real disks only) */
-	if (d->kind != PA_KIND_DISK)
-		return 0;
-	/* the kernel's own, to tell a stale udev entry (device_udev_stale) */
-	d->sys_serial = attr_dup(syspath, "serial"); /* virtio-blk */
-	d->sys_wwid = attr_dup(syspath, "wwid");     /* NVMe namespace */
-	if (!d->sys_wwid)
-		d->sys_wwid = attr_dup(syspath, "device/wwid"); /* SCSI VPD 0x83 */
-	if (!d->model)
-		d->model = attr_dup(syspath, "device/model");
-	if (!d->serial)
-		d->serial = attr_dup(syspath, "serial"); /* virtio-blk */
-	if (!d->serial)
-		d->serial = attr_dup(syspath, "device/serial"); /* NVMe controller */
-	if (!d->wwn)
-		d->wwn = attr_dup(syspath, "wwid"); /* NVMe namespace */
-	if (!d->wwn)
-		d->wwn = attr_dup(syspath, "device/wwid"); /* SCSI VPD 0x83 */
-	return 0;
-}
-
-int scan_props_parse(const char *uevent, const char *db, struct pa_dev *d)
-{
-	struct props *u = malloc(sizeof(*u));
-	const char *t;
-	size_t len;
-	bool part;
-	int rc;
-
-	if (!u)
-		return -ENOMEM;
-	/* as read_whole_file() leaves them: cut at the buffer size */
-	snprintf(u->uevent, sizeof(u->uevent), "%s", uevent);
-	snprintf(u->db, sizeof(u->db), "%s", db);
-	part = (t = lines_get(u->uevent, "", "DEVTYPE", &len)) && len == 9 &&
-	       strncmp(t, "partition", 9) == 0;
-	if (part)
-		d->kind = PA_KIND_PART;
-	rc = fill_props(u, d, -1, part);
-	free(u);
-	return rc;
-}
-
 /*
  * One entry of /sys/class/block (s->cfd) into @out; nothing is added for a
  * device the scan skips.  A partition's d->parent_name is the kernel name of
@@ -354,14 +110,14 @@ static void read_part(struct scan *s, const char *name, int dfd, struct pa_dev *
 	int cfd = s->cfd;
 
 	d->kind = PA_KIND_PART;
-	if (attr_u64(dfd, "partition", &v))
+	if (sysattr_u64(dfd, "partition", &v))
 		d->partno = (unsigned int)v;
-	if (attr_u64(dfd, "start", &v)) {
+	if (sysattr_u64(dfd, "start", &v)) {
 		/* sysfs counts in 512-byte units on every device */
 		d->start = v * 512;
 		d->start_known = true;
 	}
-	d->kalign_known = attr_s64(dfd, "alignment_offset", &d->kernel_align);
+	d->kalign_known = sysattr_s64(dfd, "alignment_offset", &d->kernel_align);
 	/* the disk is the directory above: .../block/sda/sda1 */
 	n = readlinkat(cfd, name, link, sizeof(link) - 1);
 	if (n > 0) {
@@ -382,36 +138,36 @@ static int read_whole(int dfd, const char *name, struct pa_dev *d)
 {
 	int rc;
 
-	read_topology(dfd, &d->topo);
-	if (strncmp(name, "dm-", 3) == 0 && attr_exists(dfd, "dm")) {
-		d->dm_uuid = attr_dup(dfd, "dm/uuid");
-		d->dm_name = attr_dup(dfd, "dm/name");
+	sysattr_topology(dfd, &d->topo);
+	if (strncmp(name, "dm-", 3) == 0 && sysattr_exists(dfd, "dm")) {
+		d->dm_uuid = sysattr_dup(dfd, "dm/uuid");
+		d->dm_name = sysattr_dup(dfd, "dm/name");
 		d->kind = dm_kind(d->dm_uuid);
 		if (d->kind == PA_KIND_PART) {
 			/* kpartx partition: its own offset is the stacked one */
 			d->kalign_known = true;
 			d->kernel_align = d->topo.align_off;
 			d->partno = (unsigned int)strtoul(d->dm_uuid + 4, NULL, 10);
-			rc = read_names(dfd, "slaves", &d->parent_name);
+			rc = sysattr_names(dfd, "slaves", &d->parent_name);
 			if (rc < 0)
 				return rc;
 		} else if (d->kind != PA_KIND_MPATH) {
 			/* a stacked dm device: what it stands on, for a named scan */
-			rc = read_names(dfd, "slaves", &d->parent_name);
+			rc = sysattr_names(dfd, "slaves", &d->parent_name);
 			if (rc < 0)
 				return rc;
 		}
-	} else if (strncmp(name, "md", 2) == 0 && attr_exists(dfd, "md")) {
+	} else if (strncmp(name, "md", 2) == 0 && sysattr_exists(dfd, "md")) {
 		d->kind = PA_KIND_MD;
 		/* the layout and the members below, for check to follow (issue #15) */
 		rc = scan_md_read(dfd, d);
 		if (rc == 0)
-			rc = read_names(dfd, "slaves", &d->parent_name);
+			rc = sysattr_names(dfd, "slaves", &d->parent_name);
 		if (rc < 0)
 			return rc;
 	} else if (strncmp(name, "loop", 4) == 0) {
 		d->kind = PA_KIND_LOOP;
-		d->backing_file = attr_dup(dfd, "loop/backing_file");
+		d->backing_file = sysattr_dup(dfd, "loop/backing_file");
 	} else {
 		d->kind = PA_KIND_DISK;
 	}
@@ -436,25 +192,27 @@ static int add_device(struct scan *s, const char *name, struct pa_devlist *out)
 	dfd = openat(cfd, name, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0)
 		return 0; /* gone since the listing */
-	if (!attr_u64(dfd, "size", &size) || size == 0) {
+	if (!sysattr_u64(dfd, "size", &size) || size == 0) {
 		rc = 0; /* unbound loop, empty drive */
 		goto out;
 	}
-	read_whole_file(dfd, "uevent", u->uevent, sizeof(u->uevent));
-	part = (devname = lines_get(u->uevent, "", "DEVTYPE", &len)) && len == 9 &&
+	sysattr_read_file(dfd, "uevent", u->uevent, sizeof(u->uevent));
+	part = (devname = udevprops_get(u->uevent, "", "DEVTYPE", &len)) && len == 9 &&
 	       strncmp(devname, "partition", 9) == 0;
-	if (strncmp(name, "loop", 4) == 0 && !part && !attr_exists(dfd, "loop")) {
+	if (strncmp(name, "loop", 4) == 0 && !part && !sysattr_exists(dfd, "loop")) {
 		rc = 0;
 		goto out;
 	}
-	if (strncmp(name, "nvme", 4) == 0 && !part && attr_u64(dfd, "hidden", &v) && v) {
+	if (strncmp(name, "nvme", 4) == 0 && !part && sysattr_u64(dfd, "hidden", &v) &&
+	    v) {
 		rc = 0; /* NVMe multipath per-controller node */
 		goto out;
 	}
 	/* MAJOR= and MINOR= are in the uevent already read */
 	{
-		const char *vma = lines_get(u->uevent, "", "MAJOR", &len);
-		const char *vmi = vma ? lines_get(u->uevent, "", "MINOR", &len) : NULL;
+		const char *vma = udevprops_get(u->uevent, "", "MAJOR", &len);
+		const char *vmi =
+		    vma ? udevprops_get(u->uevent, "", "MINOR", &len) : NULL;
 
 		if (!vma || !vmi) {
 			rc = 0;
@@ -464,7 +222,7 @@ static int add_device(struct scan *s, const char *name, struct pa_devlist *out)
 		mi = (unsigned int)strtoul(vmi, NULL, 10);
 	}
 	snprintf(link, sizeof(link), "%s/run/udev/data/b%u:%u", s->root, ma, mi);
-	read_whole_file(AT_FDCWD, link, u->db, sizeof(u->db));
+	sysattr_read_file(AT_FDCWD, link, u->db, sizeof(u->db));
 
 	d = device_new();
 	if (!d)
@@ -473,7 +231,7 @@ static int add_device(struct scan *s, const char *name, struct pa_devlist *out)
 	d->major = ma;
 	d->minor = mi;
 	d->name = strdup(name);
-	devname = lines_get(u->uevent, "", "DEVNAME", &len);
+	devname = udevprops_get(u->uevent, "", "DEVNAME", &len);
 	if (asprintf(&d->path, "/dev/%.*s", devname ? (int)len : (int)strlen(name),
 		     devname ? devname : name) < 0)
 		d->path = NULL;
@@ -488,10 +246,10 @@ static int add_device(struct scan *s, const char *name, struct pa_devlist *out)
 			goto fail;
 	}
 	rc = -ENOMEM;
-	if (fill_props(u, d, dfd, part || d->kind == PA_KIND_PART) < 0 ||
-	    read_names(dfd, "holders", &d->holders) < 0)
+	if (udevprops_fill(u, d, dfd, part || d->kind == PA_KIND_PART) < 0 ||
+	    sysattr_names(dfd, "holders", &d->holders) < 0)
 		goto fail;
-	if (d->kind == PA_KIND_MPATH && read_names(dfd, "slaves", &d->paths) < 0)
+	if (d->kind == PA_KIND_MPATH && sysattr_names(dfd, "slaves", &d->paths) < 0)
 		goto fail;
 	rc = devlist_add(out, d);
 	if (rc == 0)
@@ -598,7 +356,7 @@ static int dm_start(struct scan *s, const struct pa_dev *d, uint64_t *start)
 			return -ENOMEM;
 		return rc;
 	}
-	read_whole_file(AT_FDCWD, path, text, sizeof(text));
+	sysattr_read_file(AT_FDCWD, path, text, sizeof(text));
 	return scan_dm_table_text_start(text, start);
 }
 
@@ -618,22 +376,38 @@ static bool dm_stacked(const struct pa_dev *d)
  * the check of such a tree must not report a place it does not know as
  * free of findings.
  */
+/* The table in @text into d->dm_table (allocated: most devices have none). */
+static int dm_parse(struct pa_dev *d, const char *text)
+{
+	struct pa_dm_table *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return -ENOMEM;
+	if (scan_dm_table_parse(text, t) == 0) {
+		d->dm_table = t;
+		d->dm_table_known = true;
+	} else {
+		free(t);
+	}
+	return 0;
+}
+
 static int dm_read_table(struct scan *s, struct pa_dev *d)
 {
 	char path[PATH_MAX], text[4096];
 	char *live = NULL;
+	int rc;
 
 	if (!s->sysroot) {
 		if (scan_dm_table_text(d->major, d->minor, &live) < 0)
 			return 0;
-		d->dm_table_known = scan_dm_table_parse(live, &d->dm_table) == 0;
+		rc = dm_parse(d, live);
 		free(live);
-		return 0;
+		return rc;
 	}
 	snprintf(path, sizeof(path), "%s/dm/%u:%u", s->root, d->major, d->minor);
 	if (access(path, R_OK) < 0) {
-		int rc = -errno;
-
+		rc = -errno;
 		if (s->diags &&
 		    diag_add(s->diags, d->path, rc,
 			     "no device-mapper table in %s/dm: place below unknown",
@@ -641,9 +415,8 @@ static int dm_read_table(struct scan *s, struct pa_dev *d)
 			return -ENOMEM;
 		return 0;
 	}
-	read_whole_file(AT_FDCWD, path, text, sizeof(text));
-	d->dm_table_known = scan_dm_table_parse(text, &d->dm_table) == 0;
-	return 0;
+	sysattr_read_file(AT_FDCWD, path, text, sizeof(text));
+	return dm_parse(d, text);
 }
 
 /* Second pass: partitions to their disks, kpartx maps to their map, paths to maps. */

@@ -1,5 +1,5 @@
 /*
- * align_check_stacked on md arrays (issue #15): the stack built from the
+ * layers_check on md arrays (issue #15): the stack built from the
  * scanner's md fields (md_level, md_chunk, md_members...) and judged
  * through the array.  Three virtio disks vdb, vdc, vdd (512/4096, optimal
  * I/O 192 KiB), one partition each at 6 MiB of 24 MiB, an array over the
@@ -13,6 +13,7 @@
 #include "unit.h"
 
 #include "core/align.h"
+#include "core/layers.h"
 
 #define OK PA_VERDICT_OK
 #define BAD PA_VERDICT_MISALIGNED
@@ -24,6 +25,7 @@ struct md_fixture {
 	struct pa_md_member member[3];
 	struct pa_dev *v[9];
 	struct pa_devlist l;
+	struct pa_dm_table lv_table;
 };
 
 static void fixture(struct md_fixture *f, unsigned int level, uint64_t data_offset)
@@ -90,12 +92,14 @@ static void fixture(struct md_fixture *f, unsigned int level, uint64_t data_offs
 				.kind = PA_KIND_LVM,
 				.size = 4 * MiB,
 				.topo = f->md.topo,
-				.dm_table_known = true};
-	f->lv.dm_table.n = 1;
-	f->lv.dm_table.t[0].length = 4 * MiB;
-	f->lv.dm_table.t[0].stripes = 1;
-	f->lv.dm_table.t[0].to[0].major = 9;
-	f->lv.dm_table.t[0].to[0].minor = 0;
+				.dm_table_known = true,
+				.dm_table = &f->lv_table};
+	f->lv_table = (struct pa_dm_table){0};
+	f->lv.dm_table->n = 1;
+	f->lv.dm_table->t[0].length = 4 * MiB;
+	f->lv.dm_table->t[0].stripes = 1;
+	f->lv.dm_table->t[0].to[0].major = 9;
+	f->lv.dm_table->t[0].to[0].minor = 0;
 	for (k = 0; k < 3; k++) {
 		f->v[k] = &f->disk[k];
 		f->v[3 + k] = &f->part[k];
@@ -111,7 +115,7 @@ static void judge(struct md_fixture *f, struct pa_dev *d, struct pa_check *c)
 	struct pa_grain g = PA_GRAIN_DEFAULT;
 
 	align_check_dev(d, &g, c);
-	assert_int_equal(align_check_stacked(&f->l, d, &g, c), 0);
+	assert_int_equal(layers_check(&f->l, d, &g, c), 0);
 	assert_true(c->stack_known);
 }
 
@@ -130,12 +134,12 @@ static void test_raid0_offset_off(void **state)
 	assert_int_equal(c.policy, BAD);
 	assert_int_equal(c.abs_start, 7 * MiB);
 	assert_string_equal(c.layers, "vdb>vdb1>md0");
-	assert_contains(c.reason,
+	assert_contains(why_text(&c.why),
 			"optimal: data offset 1 MiB of md0 on partition vdb1 at "
 			"6 MiB: 7 MiB is no multiple of the 192 KiB optimal I/O "
 			"of vdb");
-	assert_contains(c.reason, "2 MiB policy grain");
-	assert_not_contains(c.reason, "whole device");
+	assert_contains(why_text(&c.why), "2 MiB policy grain");
+	assert_not_contains(why_text(&c.why), "whole device");
 }
 
 /* RAID0 and RAID5, data offset 6 MiB: 12 MiB = 64 x 192 KiB = 6 x 2 MiB. */
@@ -154,7 +158,7 @@ static void test_offset_ok(void **state)
 		assert_int_equal(c.optimal, OK);
 		assert_int_equal(c.policy, OK);
 		assert_int_equal(c.abs_start, 12 * MiB);
-		assert_string_equal(c.reason, "");
+		assert_string_equal(why_text(&c.why), "");
 	}
 }
 
@@ -173,7 +177,8 @@ static void test_raid5_offset_off(void **state)
 	assert_int_equal(c.policy, BAD);
 	assert_int_equal(c.abs_start, 8 * MiB + 4 * KiB);
 	assert_contains(
-	    c.reason, "data offset 2052 KiB of md0 on partition vdb1 at 6 MiB: 8196 KiB");
+	    why_text(&c.why),
+	    "data offset 2052 KiB of md0 on partition vdb1 at 6 MiB: 8196 KiB");
 }
 
 /*
@@ -190,7 +195,7 @@ static void test_lv_on_raid5(void **state)
 
 	(void)state;
 	fixture(&f, 5, 6 * MiB);
-	f.lv.dm_table.t[0].to[0].offset = 1 * MiB;
+	f.lv.dm_table->t[0].to[0].offset = 1 * MiB;
 	judge(&f, &f.lv, &c);
 	assert_int_equal(c.physical, OK);
 	assert_int_equal(c.optimal, BAD);
@@ -199,12 +204,14 @@ static void test_lv_on_raid5(void **state)
 	assert_string_equal(c.layers, "vdb>vdb1>md0>dm-0");
 	/* the worst miss is the optimal one: its clause comes first, so labelled,
 	   and the policy clause (found first on the way down) after it */
-	assert_true(strncmp(c.reason, "optimal: ", 9) == 0);
-	assert_true(strstr(c.reason, "optimal I/O") != NULL &&
-		    strstr(c.reason, "optimal I/O") < strstr(c.reason, "policy grain"));
-	assert_true(strstr(c.reason, "; ") < strstr(c.reason, "policy grain"));
+	assert_true(strncmp(why_text(&c.why), "optimal: ", 9) == 0);
+	assert_true(strstr(why_text(&c.why), "optimal I/O") != NULL &&
+		    strstr(why_text(&c.why), "optimal I/O") <
+			strstr(why_text(&c.why), "policy grain"));
+	assert_true(strstr(why_text(&c.why), "; ") <
+		    strstr(why_text(&c.why), "policy grain"));
 
-	f.lv.dm_table.t[0].to[0].offset = 6 * MiB;
+	f.lv.dm_table->t[0].to[0].offset = 6 * MiB;
 	judge(&f, &f.lv, &c);
 	assert_int_equal(c.physical, OK);
 	assert_int_equal(c.optimal, OK);
@@ -249,10 +256,10 @@ static void test_raid1_whole_disks(void **state)
 	assert_int_equal(c.policy, BAD);
 	assert_int_equal(c.abs_start, 1 * MiB);
 	assert_string_equal(c.layers, "vdb>md0");
-	assert_contains(c.reason,
+	assert_contains(why_text(&c.why),
 			"optimal: data offset 1 MiB of md0: 1 MiB is no multiple "
 			"of the 192 KiB optimal I/O of vdb");
-	assert_contains(c.reason, "of vdc");
+	assert_contains(why_text(&c.why), "of vdc");
 }
 
 /* Not known: the layout unread, a member the scan does not have, a member
@@ -268,33 +275,33 @@ static void test_md_unknown(void **state)
 	fixture(&f, 0, 1 * MiB);
 	f.md.md_known = false;
 	align_check_dev(&f.md, &g, &c);
-	assert_int_equal(align_check_stacked(&f.l, &f.md, &g, &c), 1);
+	assert_int_equal(layers_check(&f.l, &f.md, &g, &c), 1);
 	assert_false(c.stack_known);
-	assert_contains(c.reason, "whole device");
+	assert_contains(why_text(&c.why), "whole device");
 	/* the LV on it: md0 is a bottom device of its own topology again */
-	f.lv.dm_table.t[0].to[0].offset = 1 * MiB;
+	f.lv.dm_table->t[0].to[0].offset = 1 * MiB;
 	judge(&f, &f.lv, &c);
 	assert_string_equal(c.layers, "md0>dm-0");
 	f.md.md_known = true;
 
 	f.member[2].name = gone;
-	assert_int_equal(align_check_stacked(&f.l, &f.md, &g, &c), 1);
-	assert_int_equal(align_check_stacked(&f.l, &f.lv, &g, &c), 1);
+	assert_int_equal(layers_check(&f.l, &f.md, &g, &c), 1);
+	assert_int_equal(layers_check(&f.l, &f.lv, &g, &c), 1);
 	f.member[2].name = f.name[5];
 
 	f.part[1].start_known = false;
-	assert_int_equal(align_check_stacked(&f.l, &f.md, &g, &c), 1);
+	assert_int_equal(layers_check(&f.l, &f.md, &g, &c), 1);
 	f.part[1].start_known = true;
 
 	f.md.md_level = 6;
 	f.md.md_nmembers = 2; /* RAID6 over 2: no data disk */
-	assert_int_equal(align_check_stacked(&f.l, &f.md, &g, &c), 1);
+	assert_int_equal(layers_check(&f.l, &f.md, &g, &c), 1);
 	f.md.md_nmembers = 3;
 	f.md.md_level = 0;
 
 	/* an array larger than its members hold: refused by the model */
 	f.md.size = 100 * MiB;
-	assert_int_equal(align_check_stacked(&f.l, &f.md, &g, &c), 1);
+	assert_int_equal(layers_check(&f.l, &f.md, &g, &c), 1);
 }
 
 int main(void)

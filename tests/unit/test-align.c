@@ -14,6 +14,7 @@
 #include "unit.h"
 
 #include "core/align.h"
+#include "core/layers.h"
 
 #define SECT 512ull
 #define DEV_SIZE (1 * TiB)
@@ -63,15 +64,15 @@ static void test_util_linux_512_4k_63(void **state)
 		assert_int_equal(c.phys_grain, 4096);
 		assert_true(c.kalign_predicted_known);
 		assert_int_equal(c.kalign_predicted, 0);
-		assert_not_contains(c.reason, "physical");
+		assert_not_contains(why_text(&c.why), "physical");
 	}
 
 	check_part(&t, 2048 * SECT, &c);
 	assert_int_equal(c.physical, PA_VERDICT_MISALIGNED);
-	assert_contains(c.reason, "physical");
+	assert_contains(why_text(&c.why), "physical");
 	/* 1 MiB is 512 bytes past the aligned byte 1 MiB - 512 */
-	assert_contains(c.reason, "512 B");
-	assert_contains(c.reason, "3584 B");
+	assert_contains(why_text(&c.why), "512 B");
+	assert_contains(why_text(&c.why), "3584 B");
 	assert_int_equal(c.kalign_predicted, 3584);
 }
 
@@ -88,7 +89,7 @@ static void test_parted_t9030(void **state)
 			assert_int_equal(c.physical, PA_VERDICT_OK);
 		} else {
 			assert_int_equal(c.physical, PA_VERDICT_MISALIGNED);
-			assert_contains(c.reason, "physical");
+			assert_contains(why_text(&c.why), "physical");
 		}
 	}
 }
@@ -101,13 +102,13 @@ static void test_512e_no_offset(void **state)
 	check_part(&t, 63 * SECT, &c);
 	assert_int_equal(c.physical, PA_VERDICT_MISALIGNED);
 	assert_int_equal(c.policy, PA_VERDICT_MISALIGNED);
-	assert_contains(c.reason, "physical");
-	assert_contains(c.reason, "3584 B past a 4 KiB boundary");
+	assert_contains(why_text(&c.why), "physical");
+	assert_contains(why_text(&c.why), "3584 B past a 4 KiB boundary");
 	assert_int_equal(c.kalign_predicted, 512);
 	/* one explanation per verdict, kept apart */
-	assert_true(strncmp(c.reason, "physical: ", 10) == 0);
-	assert_contains(c.reason, "; optimal: ");
-	assert_contains(c.reason, "; policy: ");
+	assert_true(strncmp(why_text(&c.why), "physical: ", 10) == 0);
+	assert_contains(why_text(&c.why), "; optimal: ");
+	assert_contains(why_text(&c.why), "; policy: ");
 
 	check_part(&t, 2048 * SECT, &c);
 	assert_int_equal(c.physical, PA_VERDICT_OK);
@@ -150,9 +151,9 @@ static void test_optimal_0xffff(void **state)
 		assert_int_equal(c.opt_grain, 0);
 		assert_int_equal(c.physical, PA_VERDICT_OK);
 		assert_int_equal(c.policy, PA_VERDICT_OK);
-		assert_contains(c.reason, "optimal");
-		assert_contains(c.reason, "0xffff");
-		assert_contains(c.reason, cases[i].shown);
+		assert_contains(why_text(&c.why), "optimal");
+		assert_contains(why_text(&c.why), "0xffff");
+		assert_contains(why_text(&c.why), cases[i].shown);
 	}
 }
 
@@ -170,8 +171,8 @@ static void test_align_offset_minus_one(void **state)
 		assert_int_equal(c.physical, PA_VERDICT_MISALIGNED);
 		/* no start can be aligned to a stripe on a stack that cannot align */
 		assert_int_equal(c.optimal, PA_VERDICT_MISALIGNED);
-		assert_contains(c.reason, "physical");
-		assert_contains(c.reason, "-1");
+		assert_contains(why_text(&c.why), "physical");
+		assert_contains(why_text(&c.why), "-1");
 		assert_int_equal(c.kalign_predicted, -1);
 	}
 	/* the kernel agreeing on -1 is no extra mismatch */
@@ -196,7 +197,7 @@ static void expect_optimal_ignored(struct pa_topology t, uint64_t dev_size,
 	align_check(&t, dev_size, PA_REGION_PART, 8 * MiB, &g, false, 0, &c);
 	assert_int_equal(c.optimal, PA_VERDICT_NA);
 	assert_int_equal(c.opt_grain, 0);
-	assert_contains(c.reason, "optimal");
+	assert_contains(why_text(&c.why), "optimal");
 	/* ignoring optimal does not spoil the other two */
 	assert_int_equal(c.physical, PA_VERDICT_OK);
 	assert_int_equal(c.policy, PA_VERDICT_OK);
@@ -253,15 +254,15 @@ static void expect3(const struct pa_topology *t, uint64_t start, enum pa_verdict
 			    t->align_off, align_verdict_name(c.physical),
 			    align_verdict_name(c.optimal), align_verdict_name(c.policy),
 			    align_verdict_name(phys), align_verdict_name(opt),
-			    align_verdict_name(pol), c.reason);
+			    align_verdict_name(pol), why_text(&c.why));
 		fail();
 	}
 	if (phys == PA_VERDICT_OK && opt == PA_VERDICT_OK && pol == PA_VERDICT_OK)
-		assert_string_equal(c.reason, "");
+		assert_string_equal(why_text(&c.why), "");
 	if (opt == PA_VERDICT_MISALIGNED)
-		assert_contains(c.reason, "optimal");
+		assert_contains(why_text(&c.why), "optimal");
 	if (pol == PA_VERDICT_MISALIGNED)
-		assert_contains(c.reason, "policy");
+		assert_contains(why_text(&c.why), "policy");
 }
 
 #define OK PA_VERDICT_OK
@@ -353,7 +354,7 @@ static void test_4kn(void **state)
 	assert_int_equal(c.policy, OK);
 	align_check(&t, DEV_SIZE, PA_REGION_PART, 4 * 4096, &eight, false, 0, &c);
 	assert_int_equal(c.policy, BAD);
-	assert_contains(c.reason, "policy");
+	assert_contains(why_text(&c.why), "policy");
 
 	t = topo(4096, 4096, 4096, 1 * MiB, 0);
 	expect3(&t, 256 * 4096, OK, OK, BAD);
@@ -402,15 +403,15 @@ static void test_policy_grain(void **state)
 	assert_int_equal(c.policy, NA);
 	assert_int_equal(c.policy_grain, 0);
 	assert_int_equal(c.physical, OK);
-	assert_contains(c.reason, "policy");
-	assert_contains(c.reason, "1000 B");
+	assert_contains(why_text(&c.why), "policy");
+	assert_contains(why_text(&c.why), "1000 B");
 
 	g = (struct pa_grain){.value = 6144, .sectors = false};
 	assert_int_equal(align_policy_bytes(&g, 512), 6144);
 	assert_int_equal(align_policy_bytes(&g, 4096), 0);
 	align_check(&t4k, DEV_SIZE, PA_REGION_PART, 1 * MiB, &g, false, 0, &c);
 	assert_int_equal(c.policy, NA);
-	assert_contains(c.reason, "4 KiB");
+	assert_contains(why_text(&c.why), "4 KiB");
 
 	g = (struct pa_grain){.value = 0, .sectors = false};
 	assert_int_equal(align_policy_bytes(&g, 512), 0);
@@ -428,22 +429,22 @@ static void test_whole_device(void **state)
 	assert_int_equal(c.policy, OK);
 	assert_false(c.kalign_predicted_known);
 	assert_false(c.kalign_mismatch);
-	assert_contains(c.reason, "aligned by construction");
+	assert_contains(why_text(&c.why), "aligned by construction");
 
 	/* a whole disk whose first aligned byte is 3584 */
 	t = topo(512, 4096, 4096, 0, 3584);
 	align_check(&t, DEV_SIZE, PA_REGION_WHOLE, 0, &g, false, 0, &c);
 	assert_int_equal(c.physical, BAD);
 	assert_int_equal(c.policy, BAD);
-	assert_contains(c.reason, "physical");
-	assert_not_contains(c.reason, "aligned by construction");
+	assert_contains(why_text(&c.why), "physical");
+	assert_not_contains(why_text(&c.why), "aligned by construction");
 
 	/* the same with a one-sector policy that start 0 does meet */
 	g = (struct pa_grain){.value = 1, .sectors = true};
 	align_check(&t, DEV_SIZE, PA_REGION_WHOLE, 0, &g, false, 0, &c);
 	assert_int_equal(c.physical, BAD);
 	assert_int_equal(c.policy, OK);
-	assert_not_contains(c.reason, "aligned by construction");
+	assert_not_contains(why_text(&c.why), "aligned by construction");
 	g = PA_GRAIN_DEFAULT;
 
 	/* the kernel's value is only compared for partitions */
@@ -466,15 +467,15 @@ static void test_stacked(void **state)
 	   optimal I/O the place is not known */
 	assert_int_equal(c.optimal, NA);
 	assert_false(c.kalign_predicted_known);
-	assert_contains(c.reason, "policy");
-	assert_contains(c.reason, "optimal: stacked device");
-	assert_not_contains(c.reason, "aligned by construction");
+	assert_contains(why_text(&c.why), "policy");
+	assert_contains(why_text(&c.why), "optimal: stacked device");
+	assert_not_contains(why_text(&c.why), "aligned by construction");
 
 	/* an optimal I/O of the physical grain is the physical verdict */
 	t = topo(512, 4096, 4096, 4096, 0);
 	align_check(&t, DEV_SIZE, PA_REGION_STACKED, 0, &g, false, 0, &c);
 	assert_int_equal(c.optimal, OK);
-	assert_not_contains(c.reason, "optimal:");
+	assert_not_contains(why_text(&c.why), "optimal:");
 
 	/* the dm device's own offset says the stack is misaligned */
 	t = topo(512, 4096, 4096, 1 * MiB, 512);
@@ -539,7 +540,7 @@ static void kernel_offset_starts(const struct pa_topology *t, size_t *checked,
 				    &c);
 			assert_true(c.kalign_mismatch);
 			assert_int_equal(c.physical, BAD);
-			assert_contains(c.reason, "alignment_offset");
+			assert_contains(why_text(&c.why), "alignment_offset");
 			(*checked)++;
 		}
 	}
@@ -588,20 +589,20 @@ static void test_kernel_mismatch(void **state)
 	assert_int_equal(c.kalign_predicted, 0);
 	assert_int_equal(c.physical, BAD);
 	assert_int_equal(c.policy, OK);
-	assert_contains(c.reason, "physical");
-	assert_contains(c.reason, "alignment_offset 512");
+	assert_contains(why_text(&c.why), "physical");
+	assert_contains(why_text(&c.why), "alignment_offset 512");
 
 	/* the kernel says the stack cannot be aligned */
 	align_check(&t, DEV_SIZE, PA_REGION_PART, 2 * MiB, &g, true, -1, &c);
 	assert_true(c.kalign_mismatch);
 	assert_int_equal(c.physical, BAD);
-	assert_contains(c.reason, "-1");
+	assert_contains(why_text(&c.why), "-1");
 
 	/* agreement, also when both say misaligned */
 	align_check(&t, DEV_SIZE, PA_REGION_PART, 63 * SECT, &g, true, 512, &c);
 	assert_false(c.kalign_mismatch);
 	assert_int_equal(c.physical, BAD);
-	assert_not_contains(c.reason, "alignment_offset");
+	assert_not_contains(why_text(&c.why), "alignment_offset");
 
 	/* unknown kernel value: nothing to compare */
 	align_check(&t, DEV_SIZE, PA_REGION_PART, 2 * MiB, &g, false, 512, &c);
@@ -764,19 +765,19 @@ static void test_check_dev_kinds(void **state)
 		if (kinds[i].region == PA_REGION_WHOLE) {
 			assert_int_equal(c.optimal, OK);
 			assert_int_equal(c.policy, OK);
-			assert_contains(c.reason, "aligned by construction");
+			assert_contains(why_text(&c.why), "aligned by construction");
 		} else {
 			/* its place on the optimal I/O below is not known */
 			assert_int_equal(c.optimal, NA);
 			assert_int_equal(c.policy, NA);
-			assert_contains(c.reason, "stacked");
+			assert_contains(why_text(&c.why), "stacked");
 		}
 
 		/* a device whose own alignment offset is not 0 */
 		d.topo.align_off = 3584;
 		align_check_dev(&d, &g, &c);
 		assert_int_equal(c.physical, BAD);
-		assert_not_contains(c.reason, "aligned by construction");
+		assert_not_contains(why_text(&c.why), "aligned by construction");
 	}
 }
 
@@ -805,7 +806,7 @@ static void test_check_dev_partition(void **state)
 	align_check_dev(&part, &g, &c);
 	assert_int_equal(c.physical, BAD);
 	assert_int_equal(c.kalign_predicted, 3584);
-	assert_not_contains(c.reason, "aligned by construction");
+	assert_not_contains(why_text(&c.why), "aligned by construction");
 
 	/* the kernel's own value is compared */
 	part.start = 7 * SECT;
@@ -818,7 +819,7 @@ static void test_check_dev_partition(void **state)
 	align_check_dev(&part, &g, &c);
 	assert_true(c.kalign_mismatch);
 	assert_int_equal(c.physical, BAD);
-	assert_contains(c.reason, "alignment_offset");
+	assert_contains(why_text(&c.why), "alignment_offset");
 
 	/* a partition whose start is unknown is checked like a stacked device */
 	part.start_known = false;
@@ -827,11 +828,11 @@ static void test_check_dev_partition(void **state)
 	assert_int_equal(c.policy, NA);
 	assert_false(c.kalign_predicted_known);
 	assert_false(c.kalign_mismatch);
-	assert_contains(c.reason, "stacked");
+	assert_contains(why_text(&c.why), "stacked");
 }
 
 /*
- * align_check_stacked: dm devices judged through their tables.  The disk
+ * layers_check: dm devices judged through their tables.  The disk
  * vda (512/4096, optimal I/O 192 KiB), vda1 at 6 MiB; the expected numbers
  * are worked out by hand: 6 + 1 = 7 MiB is no multiple of 192 KiB (7 MiB /
  * 192 KiB = 37.33) or of 2 MiB; 6 + 6 = 12 MiB is a multiple of both
@@ -859,13 +860,15 @@ static void test_check_stacked(void **state)
 			    .minor = 2,
 			    .kind = PA_KIND_LVM,
 			    .size = 8 * MiB,
-			    .dm_table_known = true};
+			    .dm_table_known = true,
+			    .dm_table = &(struct pa_dm_table){0}};
 	struct pa_dev cr = {.name = n_cr,
 			    .major = 253,
 			    .minor = 3,
 			    .kind = PA_KIND_CRYPT,
 			    .size = 4 * MiB,
-			    .dm_table_known = true};
+			    .dm_table_known = true,
+			    .dm_table = &(struct pa_dm_table){0}};
 	struct pa_dev *v[] = {&disk, &part, &lv, &cr};
 	struct pa_devlist l = {.v = v, .n = 4, .cap = 4};
 	struct pa_grain g = PA_GRAIN_DEFAULT;
@@ -876,71 +879,72 @@ static void test_check_stacked(void **state)
 	part.topo = disk.topo;
 	lv.topo = disk.topo;
 	cr.topo = disk.topo;
-	lv.dm_table.n = 1;
-	lv.dm_table.t[0].length = 8 * MiB;
-	lv.dm_table.t[0].stripes = 1;
-	lv.dm_table.t[0].to[0].major = 254;
-	lv.dm_table.t[0].to[0].minor = 1;
-	lv.dm_table.t[0].to[0].offset = 1 * MiB;
+	lv.dm_table->n = 1;
+	lv.dm_table->t[0].length = 8 * MiB;
+	lv.dm_table->t[0].stripes = 1;
+	lv.dm_table->t[0].to[0].major = 254;
+	lv.dm_table->t[0].to[0].minor = 1;
+	lv.dm_table->t[0].to[0].offset = 1 * MiB;
 
 	align_check_dev(&lv, &g, &c);
-	assert_int_equal(align_check_stacked(&l, &lv, &g, &c), 0);
+	assert_int_equal(layers_check(&l, &lv, &g, &c), 0);
 	assert_true(c.stack_known);
 	assert_int_equal(c.physical, OK);
 	assert_int_equal(c.optimal, BAD);
 	assert_int_equal(c.policy, BAD);
 	assert_int_equal(c.abs_start, 7 * MiB);
 	assert_string_equal(c.layers, "vda>vda1>dm-2");
-	assert_contains(c.reason, "optimal: table offset 1 MiB of dm-2 on partition vda1 "
-				  "at 6 MiB: 7 MiB is no multiple of the 192 KiB optimal "
-				  "I/O of vda");
-	assert_not_contains(c.reason, "stacked device");
+	assert_contains(why_text(&c.why),
+			"optimal: table offset 1 MiB of dm-2 on partition vda1 "
+			"at 6 MiB: 7 MiB is no multiple of the 192 KiB optimal "
+			"I/O of vda");
+	assert_not_contains(why_text(&c.why), "stacked device");
 
-	lv.dm_table.t[0].to[0].offset = 6 * MiB;
+	lv.dm_table->t[0].to[0].offset = 6 * MiB;
 	align_check_dev(&lv, &g, &c);
-	assert_int_equal(align_check_stacked(&l, &lv, &g, &c), 0);
+	assert_int_equal(layers_check(&l, &lv, &g, &c), 0);
 	assert_int_equal(c.physical, OK);
 	assert_int_equal(c.optimal, OK);
 	assert_int_equal(c.policy, OK);
 	assert_int_equal(c.abs_start, 12 * MiB);
-	assert_string_equal(c.reason, "");
+	assert_string_equal(why_text(&c.why), "");
 
 	/* crypt on the LV: one more layer, its payload offset */
-	cr.dm_table.n = 1;
-	cr.dm_table.t[0].length = 4 * MiB;
-	cr.dm_table.t[0].stripes = 1;
-	cr.dm_table.t[0].crypt = true;
-	cr.dm_table.t[0].to[0].major = 253;
-	cr.dm_table.t[0].to[0].minor = 2;
-	cr.dm_table.t[0].to[0].offset = 2 * MiB;
+	cr.dm_table->n = 1;
+	cr.dm_table->t[0].length = 4 * MiB;
+	cr.dm_table->t[0].stripes = 1;
+	cr.dm_table->t[0].crypt = true;
+	cr.dm_table->t[0].to[0].major = 253;
+	cr.dm_table->t[0].to[0].minor = 2;
+	cr.dm_table->t[0].to[0].offset = 2 * MiB;
 	align_check_dev(&cr, &g, &c);
-	assert_int_equal(align_check_stacked(&l, &cr, &g, &c), 0);
+	assert_int_equal(layers_check(&l, &cr, &g, &c), 0);
 	assert_int_equal(c.physical, OK);
 	assert_int_equal(c.optimal, BAD);
 	assert_int_equal(c.policy, OK);
 	assert_int_equal(c.abs_start, 14 * MiB);
 	assert_string_equal(c.layers, "vda>vda1>dm-2>dm-3");
-	assert_contains(c.reason, "payload offset 2 MiB of dm-3");
+	assert_contains(why_text(&c.why), "payload offset 2 MiB of dm-3");
 
 	/* not known: a device below that the scan does not have, no table, a
 	   partition at an unknown start, a kpartx partition: @out untouched */
-	lv.dm_table.t[0].to[0].minor = 9;
+	lv.dm_table->t[0].to[0].minor = 9;
 	align_check_dev(&lv, &g, &c);
-	assert_int_equal(align_check_stacked(&l, &lv, &g, &c), 1);
+	assert_int_equal(layers_check(&l, &lv, &g, &c), 1);
 	assert_false(c.stack_known);
 	assert_int_equal(c.policy, NA);
-	assert_contains(c.reason, "stacked device");
-	lv.dm_table.t[0].to[0].minor = 1;
+	assert_contains(why_text(&c.why), "stacked device");
+	lv.dm_table->t[0].to[0].minor = 1;
 	part.start_known = false;
-	assert_int_equal(align_check_stacked(&l, &lv, &g, &c), 1);
+	assert_int_equal(layers_check(&l, &lv, &g, &c), 1);
 	part.start_known = true;
 	lv.dm_table_known = false;
-	assert_int_equal(align_check_stacked(&l, &lv, &g, &c), 1);
-	assert_int_equal(align_check_stacked(&l, &part, &g, &c), 1);
+	assert_int_equal(layers_check(&l, &lv, &g, &c), 1);
+	assert_int_equal(layers_check(&l, &part, &g, &c), 1);
 	/* a table that does not fit on the device below: refused, as before */
 	lv.dm_table_known = true;
-	lv.dm_table.t[0].to[0].offset = 45 * MiB;
-	assert_int_equal(align_check_stacked(&l, &lv, &g, &c), 1);
+	lv.dm_table->t[0].to[0].offset = 45 * MiB;
+	assert_int_equal(layers_check(&l, &lv, &g, &c), 1);
 }
 
 int main(void)

@@ -12,7 +12,7 @@
 
 #include "unit.h"
 
-#include "core/stack.h"
+#include "core/stack-advise.h"
 
 /* virtio disk of issue #15: 512 logical, 4096 physical, optimal I/O 3 x 64 KiB */
 static const struct pa_topology virtio = {
@@ -96,10 +96,11 @@ static void test_issue_example(void **state)
 	assert_int_equal(v.blame, PA_TERM_PE_START);
 	assert_int_equal(v.blame_dev, 1);
 	assert_int_equal(v.grain, 196608);
-	assert_contains(v.reason,
+	assert_contains(why_text(&v.why),
 			"pe_start 1 MiB on partition vda1 at 6 MiB: 7 MiB is no "
 			"multiple of the 192 KiB optimal I/O of vda");
-	assert_contains(v.reason, "7 MiB is no multiple of the 2 MiB policy grain");
+	assert_contains(why_text(&v.why),
+			"7 MiB is no multiple of the 2 MiB policy grain");
 
 	/*
 	 * A pe_start that satisfies 4 KiB, 192 KiB and 2 MiB: lcm = 2^21 x 3 =
@@ -155,6 +156,7 @@ static void test_lvm_aligned_and_extent_size(void **state)
 				    lv("vg-lv2", 4 * MiB, lv12_pv, 1, lv2_seg, 1)};
 	struct pa_stack_verdict v;
 	char why[256], fix[256];
+	struct pa_reason note;
 
 	v = check(d, 4, 2, &policy_2m);
 	assert_int_equal(v.physical, PA_VERDICT_OK);
@@ -162,7 +164,7 @@ static void test_lvm_aligned_and_extent_size(void **state)
 	assert_int_equal(v.policy, PA_VERDICT_OK);
 	assert_int_equal(v.abs, 12 * MiB);
 	assert_false(v.blamed);
-	assert_string_equal(v.reason, "");
+	assert_string_equal(why_text(&v.why), "");
 	advise(d, 4, 2, &v, fix, sizeof(fix));
 	assert_string_equal(fix, "");
 
@@ -173,10 +175,12 @@ static void test_lvm_aligned_and_extent_size(void **state)
 	assert_int_equal(v.abs, 52 * MiB);
 	assert_int_equal(v.blame, PA_TERM_EXTENTS);
 	assert_contains(
-	    v.reason, "extent 10 x 4 MiB of VG vg on PE 0 of the PV on vda1 at "
-		      "12 MiB: 52 MiB is no multiple of the 192 KiB optimal I/O of vda");
+	    why_text(&v.why),
+	    "extent 10 x 4 MiB of VG vg on PE 0 of the PV on vda1 at "
+	    "12 MiB: 52 MiB is no multiple of the 192 KiB optimal I/O of vda");
 	/* 4 MiB = 21 x 192 KiB + 64 KiB */
-	assert_false(stack_extent_ok(&d[3], 196608, why, sizeof(why)));
+	assert_false(stack_extent_ok(&d[3], 196608, &note));
+	reason_text(&note, why, sizeof(why));
 	assert_contains(why,
 			"extent size 4 MiB of VG vg is no multiple of the 192 KiB grain");
 	/* the fix grain is lcm(4 KiB, 192 KiB, 2 MiB) = 6 MiB; 6 MiB >= 4 MiB */
@@ -188,7 +192,7 @@ static void test_lvm_aligned_and_extent_size(void **state)
 	assert_int_equal(v.optimal, PA_VERDICT_OK);
 	assert_int_equal(v.policy, PA_VERDICT_OK);
 	assert_int_equal(v.abs, 72 * MiB);
-	assert_true(stack_extent_ok(&d[3], 196608, why, sizeof(why)));
+	assert_true(stack_extent_ok(&d[3], 196608, NULL));
 }
 
 /*
@@ -222,7 +226,7 @@ static void test_striped_lv(void **state)
 	assert_string_equal(v.path, "vdb -> vdb1 -> vg-str");
 	assert_int_equal(v.blame, PA_TERM_PART_START);
 	assert_int_equal(v.blame_dev, 3);
-	assert_contains(v.reason,
+	assert_contains(why_text(&v.why),
 			"partition vdb1 at 1049088 B: 1049088 B is no multiple of "
 			"the 4 KiB physical sector and minimum I/O of vdb (the segment "
 			"lands at 2097664 B)");
@@ -274,11 +278,12 @@ static void test_md_raid5_data_offset(void **state)
 	assert_int_equal(v.abs, 2050 * KiB);
 	assert_int_equal(v.blame, PA_TERM_DATA_OFFSET);
 	assert_int_equal(v.blame_dev, 6);
-	assert_contains(v.reason,
+	assert_contains(why_text(&v.why),
 			"data offset 1026 KiB of md0 on partition vda1 at 1 MiB: "
 			"2050 KiB is no multiple of the 4 KiB physical sector");
-	assert_contains(v.reason, "on partition vdb1 at 1 MiB"); /* every member judged */
-	assert_contains(v.reason, "; ..."); /* and the rest left out */
+	assert_contains(why_text(&v.why),
+			"on partition vdb1 at 1 MiB"); /* every member judged */
+	assert_contains(why_text(&v.why), "; ...");    /* and the rest left out */
 	advise(d, 7, 6, &v, fix, sizeof(fix));
 	assert_string_equal(
 	    fix, "mdadm --create /dev/md0 --level=5 --raid-devices=3 "
@@ -317,7 +322,7 @@ static void test_md_raid0_chunk(void **state)
 	assert_int_equal(v.policy, PA_VERDICT_OK);
 	assert_int_equal(v.abs, 12 * MiB);
 	assert_int_equal(v.blame, PA_TERM_ROW);
-	assert_contains(v.reason,
+	assert_contains(why_text(&v.why),
 			"chunk 128 KiB of md0 straddles the 192 KiB optimal I/O of vda");
 	advise(d, 5, 4, &v, fix, sizeof(fix));
 	assert_contains(fix,
@@ -371,7 +376,7 @@ static void test_lv_on_md_on_partitions(void **state)
 	assert_string_equal(v.path, "vdb -> vdb1 -> md0 -> vg-lv");
 	assert_int_equal(v.blame, PA_TERM_PE_START);
 	assert_int_equal(v.blame_dev, 6);
-	assert_contains(v.reason,
+	assert_contains(why_text(&v.why),
 			"pe_start 1 MiB: 1 MiB is no multiple of the 192 KiB stripe "
 			"width (3 x 64 KiB chunk) of md0");
 	/* lcm(192 KiB, 2 MiB) = 6 MiB, md0 starts at 0 */
@@ -431,8 +436,9 @@ static void test_luks2_payload(void **state)
 	assert_string_equal(v.path, "vda -> vda1 -> vg-lv1 -> luks");
 	assert_int_equal(v.blame, PA_TERM_PAYLOAD);
 	assert_contains(
-	    v.reason, "payload offset 16 MiB of luks on PE 0 of the PV on vda1 at "
-		      "12 MiB: 28 MiB is no multiple of the 192 KiB optimal I/O of vda");
+	    why_text(&v.why),
+	    "payload offset 16 MiB of luks on PE 0 of the PV on vda1 at "
+	    "12 MiB: 28 MiB is no multiple of the 192 KiB optimal I/O of vda");
 	advise(d, 4, 3, &v, fix, sizeof(fix));
 	assert_contains(fix, "cryptsetup luksFormat --offset 36864 NEWDEV");
 
@@ -473,7 +479,7 @@ static void test_lv_on_multipath_partition(void **state)
 	assert_int_equal(v.optimal, PA_VERDICT_MISALIGNED);
 	assert_int_equal(v.abs, 7 * MiB);
 	assert_string_equal(v.path, "sda -> mpatha -> mpatha1 -> vg-lv");
-	assert_contains(v.reason, "pe_start 1 MiB on partition mpatha1 at 6 MiB");
+	assert_contains(why_text(&v.why), "pe_start 1 MiB on partition mpatha1 at 6 MiB");
 }
 
 /*
@@ -498,7 +504,7 @@ static void test_worst_segment(void **state)
 	assert_int_equal(v.optimal, PA_VERDICT_MISALIGNED);
 	assert_int_equal(v.policy, PA_VERDICT_OK); /* 20 MiB = 10 x 2 MiB */
 	assert_int_equal(v.abs, 20 * MiB);
-	assert_contains(v.reason, "extent 2 x 4 MiB of VG vg");
+	assert_contains(why_text(&v.why), "extent 2 x 4 MiB of VG vg");
 }
 
 /*
@@ -534,8 +540,9 @@ static void test_dm_linear_offset(void **state)
 	assert_int_equal(v.abs, 3 * GiB + 512);
 	assert_int_equal(v.blame, PA_TERM_DM_OFFSET);
 	assert_int_equal(v.blame_dev, 1);
-	assert_contains(v.reason, "table offset 3221225984 B of data: 3221225984 B is no "
-				  "multiple of the 4 KiB physical sector");
+	assert_contains(why_text(&v.why),
+			"table offset 3221225984 B of data: 3221225984 B is no "
+			"multiple of the 4 KiB physical sector");
 	advise(d, 2, 1, &v, fix, sizeof(fix));
 	assert_contains(fix,
 			"dm device data: a table whose offsets are multiples of 1 MiB");
@@ -793,10 +800,12 @@ static void test_cannot_align_and_bottom_grain(void **state)
 				    lv("vg-lv1", 4 * MiB, lv12_pv, 1, lv7_seg, 1)};
 	struct pa_stack_verdict v;
 	char why[256];
+	struct pa_reason note;
 
 	v = check(d, 3, 2, &policy_2m);
 	assert_int_equal(v.bottom_grain, 6 * MiB);
-	assert_false(stack_extent_ok(&d[2], v.bottom_grain, why, sizeof(why)));
+	assert_false(stack_extent_ok(&d[2], v.bottom_grain, &note));
+	reason_text(&note, why, sizeof(why));
 	assert_contains(why,
 			"extent size 4 MiB of VG vg is no multiple of the 6 MiB grain");
 
@@ -804,7 +813,7 @@ static void test_cannot_align_and_bottom_grain(void **state)
 	v = check(d, 3, 2, &policy_2m);
 	assert_int_equal(v.physical, PA_VERDICT_MISALIGNED);
 	assert_int_equal(v.optimal, PA_VERDICT_MISALIGNED);
-	assert_contains(v.reason, "vda: the kernel reports alignment offset -1");
+	assert_contains(why_text(&v.why), "vda: the kernel reports alignment offset -1");
 }
 
 /* A chain of 20 partitions, each at 0 of the one below: deeper than PA_STACK_DEPTH_MAX.

@@ -14,6 +14,8 @@
 
 #include <cmocka.h>
 
+#include "core/reason.h"
+
 #define KiB (1ull << 10)
 #define MiB (1ull << 20)
 #define GiB (1ull << 30)
@@ -40,5 +42,16 @@
 			fail();                                                          \
 		}                                                                        \
 	} while (0)
+
+/* The words of @l as every output shows them (a buffer per call site's turn). */
+static inline const char *why_text(const struct pa_reasons *l)
+{
+	static char buf[4][PA_REASON_TEXT_MAX];
+	static unsigned int k;
+	char *b = buf[k++ % 4];
+
+	reason_render(l, b, PA_REASON_TEXT_MAX, NULL, NULL);
+	return b;
+}
 
 #endif

@@ -18,6 +18,7 @@
 #include "shared/fileio.h"
 #include "cli/move-cli.h"
 #include "core/exitcodes.h"
+#include "core/layers.h"
 #include "core/plan.h"
 #include "core/units.h"
 #include "scan/scan.h"
@@ -172,9 +173,9 @@ struct row {
 	const struct pa_dev *d;
 	struct pa_check c;
 	bool checked;
-	enum pa_verdict fs; /* --probe: the file system's geometry (align_check_fs) */
+	enum pa_verdict fs; /* --probe: the file system's geometry (layers_check_fs) */
 	char fs_reason[256];
-	char reason[PA_REASON_MAX + 512];
+	char reason[PA_REASON_TEXT_MAX + 512];
 };
 
 static const char *table_state(const struct pa_dev *d)
@@ -190,90 +191,107 @@ static const char *table_state(const struct pa_dev *d)
 	return "in-sync";
 }
 
-/* Whether clause @cl ("policy: ...") explains a misaligned verdict of @r. */
-static bool clause_is_misaligned(const char *cl, const struct row *r)
+/* One clause of a row's reason: where its words are, which verdict it names. */
+struct clause {
+	const char *p;
+	size_t n;
+	enum pa_reason_verdict label;
+	bool fs;
+};
+
+#define ROW_CLAUSES (PA_REASON_SPANS_MAX + 8)
+
+/* Whether clause @cl explains a misaligned verdict of @r. */
+static bool clause_is_misaligned(const struct clause *cl, const struct row *r)
 {
 	const struct pa_check *c = &r->c;
 
-	return (strncmp(cl, "fs:", 3) == 0 && r->fs == PA_VERDICT_MISALIGNED) ||
-	       (strncmp(cl, "physical:", 9) == 0 &&
-		c->physical == PA_VERDICT_MISALIGNED) ||
-	       (strncmp(cl, "optimal:", 8) == 0 && c->optimal == PA_VERDICT_MISALIGNED) ||
-	       (strncmp(cl, "policy:", 7) == 0 && c->policy == PA_VERDICT_MISALIGNED);
+	if (cl->fs)
+		return r->fs == PA_VERDICT_MISALIGNED;
+	return (cl->label == PA_RV_PHYSICAL && c->physical == PA_VERDICT_MISALIGNED) ||
+	       (cl->label == PA_RV_OPTIMAL && c->optimal == PA_VERDICT_MISALIGNED) ||
+	       (cl->label == PA_RV_POLICY && c->policy == PA_VERDICT_MISALIGNED);
 }
 
 /*
- * On a terminal the reason is cut to the width left: the clauses that explain
- * a misaligned verdict go first, the n/a notes after them.
+ * The clauses into r->reason, "; " between them.  On a terminal the reason is
+ * cut to the width left: the clauses that explain a misaligned verdict go
+ * first, the n/a notes after them.
  */
-static void misaligned_first(char *reason, size_t len, const struct row *r)
+static void join_clauses(struct row *r, const struct clause *cl, unsigned int n,
+			 bool terminal)
 {
-	char *copy = strdup(reason), *out = reason;
-	size_t used = 0;
+	char *out = r->reason;
+	size_t len = sizeof(r->reason), used = 0;
+	unsigned int i;
 	int pass;
 
-	if (!copy)
-		return;
-	reason[0] = '\0';
-	for (pass = 0; pass < 2; pass++) {
-		char *p = copy;
-
-		while (*p) {
-			char *end = strstr(p, "; ");
-			size_t n = end ? (size_t)(end - p) : strlen(p);
-
-			if ((pass == 0) == clause_is_misaligned(p, r) &&
-			    used + n + 3 < len) {
-				used += (size_t)snprintf(out + used, len - used, "%s%.*s",
-							 used ? "; " : "", (int)n, p);
-			}
-			p += n;
-			if (*p)
-				p += 2;
+	out[0] = '\0';
+	for (pass = terminal ? 0 : 1; pass < 2; pass++)
+		for (i = 0; i < n; i++) {
+			if (terminal && (pass == 0) != clause_is_misaligned(&cl[i], r))
+				continue;
+			if (used + cl[i].n + 3 >= len)
+				continue;
+			used += (size_t)snprintf(out + used, len - used, "%s%.*s",
+						 used ? "; " : "", (int)cl[i].n, cl[i].p);
 		}
+}
+
+/* The file system's clause, "fs: " before its first part. */
+static unsigned int fs_clauses(const char *fs, char *buf, size_t len, struct clause *cl)
+{
+	unsigned int n = 0;
+	const char *p, *e;
+
+	snprintf(buf, len, "fs: %s", fs);
+	for (p = buf; *p && n < 8; p = *e ? e + 2 : e) {
+		e = strstr(p, "; ");
+		if (!e)
+			e = p + strlen(p);
+		cl[n++] = (struct clause){.p = p, .n = (size_t)(e - p), .fs = n == 0};
 	}
-	free(copy);
+	return n;
 }
 
 static void row_reason(struct row *r, bool terminal)
 {
 	const struct pa_dev *d = r->d;
 	const char *st = table_state(d);
-	char *p = r->reason;
-	size_t len = sizeof(r->reason);
-	int n = 0;
+	struct pa_reason_span spans[PA_REASON_SPANS_MAX];
+	struct clause cl[ROW_CLAUSES];
+	char text[PA_REASON_TEXT_MAX], fs[sizeof(r->fs_reason) + 8];
+	unsigned int n = 0, ns = 0, i;
 
 	if (d->is_path) {
-		snprintf(p, len, "multipath path of %s%s%s%s: checked on the map",
+		snprintf(r->reason, sizeof(r->reason),
+			 "multipath path of %s%s%s%s: checked on the map",
 			 d->map ? d->map->name : "a map",
 			 d->map && d->map->dm_name ? " (" : "",
 			 d->map && d->map->dm_name ? d->map->dm_name : "",
 			 d->map && d->map->dm_name ? ")" : "");
 		return;
 	}
-	if (st && strcmp(st, "in-sync") != 0)
-		n = snprintf(
-		    p, len, "%s",
+	if (st && strcmp(st, "in-sync") != 0) {
+		const char *w =
 		    strcmp(st, "disk-only") == 0 ? "on disk but not known to the kernel "
 						   "(re-read the table or reboot)"
 		    : strcmp(st, "kernel-only") == 0
 			? "known to the kernel but not in the on-disk table (re-read or "
 			  "reboot)"
-			: "on-disk table differs from the kernel's (re-read or reboot)");
-	if (n < 0 || (size_t)n >= len)
-		return;
-	if (r->c.reason[0]) {
-		int k =
-		    snprintf(p + n, len - (size_t)n, "%s%s", n ? "; " : "", r->c.reason);
+			: "on-disk table differs from the kernel's (re-read or reboot)";
 
-		n = k < 0 || (size_t)k >= len - (size_t)n ? (int)len - 1 : n + k;
+		cl[n++] = (struct clause){.p = w, .n = strlen(w)};
 	}
+	reason_render(&r->c.why, text, sizeof(text), spans, &ns);
+	for (i = 0; i < ns; i++)
+		cl[n++] = (struct clause){
+		    .p = text + spans[i].off, .n = spans[i].len, .label = spans[i].label};
 	/* the file system: a miss, or a geometry the device has no optimal I/O for */
-	if (r->fs_reason[0] && (size_t)n + 1 < len &&
+	if (r->fs_reason[0] &&
 	    (r->fs == PA_VERDICT_MISALIGNED || d->fs_unit || d->fs_width))
-		snprintf(p + n, len - (size_t)n, "%sfs: %s", n ? "; " : "", r->fs_reason);
-	if (terminal)
-		misaligned_first(r->reason, sizeof(r->reason), r);
+		n += fs_clauses(r->fs_reason, fs, sizeof(fs), cl + n);
+	join_clauses(r, cl, n, terminal);
 }
 
 /* Cell @i of a row: what the kernel and udev say of the device.  1: not one of these
@@ -797,20 +815,18 @@ static int check_rows(const struct check_opts *co, const struct pa_devlist *l,
 		r->checked = rows[i].checked;
 		r->reason[0] = '\0';
 		memset(&r->c, 0, sizeof(r->c));
-		r->fs = align_check_fs(r->d, r->fs_reason, sizeof(r->fs_reason), NULL, 0);
+		r->fs =
+		    layers_check_fs(r->d, r->fs_reason, sizeof(r->fs_reason), NULL, 0);
 		if (r->fs == PA_VERDICT_MISALIGNED)
 			status |= PA_EXIT_MISALIGNED;
 		if (r->checked) {
 			align_check_dev(r->d, &co->grain, &r->c);
 			/* a stacked dm device whose layers are known: at its place */
-			if (align_check_stacked(l, r->d, &co->grain, &r->c) < 0) {
+			if (layers_check(l, r->d, &co->grain, &r->c) < 0) {
 				msg_err(r->d->path, ENOMEM, "cannot judge the stack");
 				status |= PA_EXIT_ERROR;
 			}
-			if (r->c.physical == PA_VERDICT_MISALIGNED ||
-			    r->c.optimal == PA_VERDICT_MISALIGNED ||
-			    r->c.policy == PA_VERDICT_MISALIGNED)
-				status |= PA_EXIT_MISALIGNED;
+			status |= align_check_exit(&r->c);
 		}
 		row_reason(r, co->oo.terminal);
 		if (device_udev_stale(r->d, stale, sizeof(stale)) > 0)
@@ -843,6 +859,9 @@ int cmd_check(int argc, char **argv)
 		return rc;
 	if (check_columns(&co, sel, &nsel) < 0)
 		return PA_EXIT_USAGE;
+	/* thousands of rows to a pipe or file: a few large writes */
+	if (!co.oo.terminal)
+		setvbuf(stdout, NULL, _IOFBF, 64 * 1024);
 
 	if (optind < argc) {
 		/* named devices: scan only them and their neighbourhood */
