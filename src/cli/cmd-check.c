@@ -559,8 +559,8 @@ static void usage(FILE *f)
 	    "of its columns and starts in bytes.\n"
 	    "\n"
 	    "Options:\n"
-	    "  -a, --align SIZE      policy grain (default 2MiB; units s, B, KiB, MiB, "
-	    "GiB...)\n"
+	    "  -a, --align SIZE      policy grain (default 2MiB; units s, B, KiB, MiB"
+	    "...)\n"
 	    "  -p, --probe           also read the on-disk tables and signatures "
 	    "(libblkid)\n"
 	    "  -J, --json            JSON output\n"
@@ -577,7 +577,7 @@ static void usage(FILE *f)
 	    "  -h, --help            this text\n"
 	    "\n"
 	    "Exit status: 0 all aligned, 4 misalignment found, 8 operational error,\n"
-	    "16 usage error (OR-ed together).  See partalign(8).\n",
+	    "16 usage error (OR-ed together).  See partalign-check(8).\n",
 	    f);
 }
 

@@ -87,7 +87,7 @@ static void usage(FILE *f)
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].help);
 	fputs("\nRun 'partalign COMMAND --help' for a command's options; see "
-	      "partalign(8).\n",
+	      "partalign-COMMAND(8)\nand partalign(8).\n",
 	      f);
 }
 

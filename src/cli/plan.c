@@ -566,8 +566,8 @@ static void usage(FILE *f, bool fix)
 	    "%s"
 	    "\n"
 	    "Options:\n"
-	    "  -a, --align SIZE      policy grain (default 2MiB; units s, B, KiB, MiB, "
-	    "GiB...)\n"
+	    "  -a, --align SIZE      policy grain (default 2MiB; units s, B, KiB, MiB"
+	    "...)\n"
 	    "      --label gpt|keep  gpt (default) converts a dos table; keep keeps it "
 	    "dos\n"
 	    "      --new             partition a blank disk: one partition, grain to "
@@ -575,12 +575,14 @@ static void usage(FILE *f, bool fix)
 	    "      --name NAME       GPT name of the partition made by --new\n"
 	    "      --discard-data    allow destroying signatures, and wipe them\n"
 	    "      --move-data       move misaligned partitions' data to aligned starts\n"
-	    "      --journal DIR     where --move-data keeps its journal (default %s)\n"
+	    "      --journal DIR     where --move-data keeps its journal\n"
+	    "                        (default %s)\n"
 	    "      --verify          --move-data: re-read the moved data, compare "
 	    "checksums\n"
 	    "  -q, --quiet           --move-data: no progress on the terminal\n"
 	    "%s"
-	    "      --backup-dir DIR  where table backups go (default %s/backup)\n"
+	    "      --backup-dir DIR  where table backups go\n"
+	    "                        (default %s/backup)\n"
 	    "      --wait SECONDS    wait this long for the disk lock (default 10)\n"
 	    "  -J, --json            JSON output\n"
 	    "  -P, --pairs           KEY=\"value\" output\n"
@@ -594,7 +596,7 @@ static void usage(FILE *f, bool fix)
 	    "  -h, --help            this text\n"
 	    "\n"
 	    "Exit status: 0 nothing to do, %s4 misalignment %s, 8 operational\n"
-	    "error, 16 usage error (OR-ed together).  See partalign(8).\n",
+	    "error, 16 usage error (OR-ed together).  See partalign-%s(8).\n",
 	    fix ? "fix" : "plan",
 	    fix ? "Re-create the partitions of each DEVICE on the policy grain as GPT.\n"
 		  "Refuses disks in use or holding data; saves the table first.\n"
@@ -603,8 +605,9 @@ static void usage(FILE *f, bool fix)
 	    move_journal_dir_default(),
 	    fix ? "  -y, --yes             do not ask for confirmation\n" : "",
 	    PA_STATEDIR,
-	    fix ? "1 fixed, 2 written but the kernel has the old table,\n" : "",
-	    fix ? "left (refused or partly done)" : "to fix (or refused)");
+	    fix ? "1 fixed, 2 written but the kernel has the old\ntable, " : "",
+	    fix ? "left (refused or partly done)" : "to fix (or refused)",
+	    fix ? "fix" : "plan");
 }
 
 /* Options that do not go together, and a device to work on. */

@@ -212,7 +212,7 @@ static void usage(FILE *f)
 	      "Configuration: one disk a line, 'NAME SELECTOR [owner=U] [group=G]\n"
 	      "[mode=M]', SELECTOR a /dev path, wwn:ID, serial:ID or size:SIZE (the one\n"
 	      "blank disk of that size); global lines 'owner U', 'group G', 'mode M',\n"
-	      "'align SIZE', 'rules FILE'; '#' comments.  See partalign(8).\n"
+	      "'align SIZE', 'rules FILE'; '#' comments.  See partalign-provision(8).\n"
 	      "\n"
 	      "Options:\n"
 	      "  -c, --config FILE     the configuration (required)\n"

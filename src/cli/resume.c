@@ -23,15 +23,17 @@ static void usage(FILE *f)
 	    "of the data from the journal's last record, then write the new table.\n"
 	    "\n"
 	    "Options:\n"
-	    "      --journal DIR     where the journals are (default %s)\n"
-	    "      --backup-dir DIR  where table backups go (default %s/backup)\n"
+	    "      --journal DIR     where the journals are\n"
+	    "                        (default %s)\n"
+	    "      --backup-dir DIR  where table backups go\n"
+	    "                        (default %s/backup)\n"
 	    "      --verify          re-read the moved data and compare the checksums\n"
 	    "  -q, --quiet           no progress on the terminal\n"
 	    "      --wait SECONDS    wait this long for the disk lock (default 10)\n"
 	    "  -h, --help            this text\n"
 	    "\n"
-	    "Exit status as for fix; 0 when there is nothing to resume.  See "
-	    "partalign(8).\n",
+	    "Exit status as for fix; 0 when there is nothing to resume.\n"
+	    "See partalign-resume(8).\n",
 	    move_journal_dir_default(), PA_STATEDIR);
 }
 

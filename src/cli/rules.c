@@ -102,7 +102,7 @@ static void usage(FILE *f)
 	    "  -h, --help              this text\n"
 	    "\n"
 	    "Exit status: 0 nothing changed, 1 rules written, 8 refused or failed,\n"
-	    "16 usage error.  See partalign(8).\n",
+	    "16 usage error.  See partalign-rules(8).\n",
 	    f);
 }
 
