@@ -157,6 +157,18 @@ unchanged() {
 }
 
 # The journal files left in $J.
+# killed_journal DIR PTRDIR: after a killed move, its journal in DIR and the
+# pointer to it in PTRDIR; sets jf (the journal), ptr (the pointer) and mid
+# (the move id)
+killed_journal() {
+	jf=$(find "$1" -name '*.journal')
+	[ -f "$jf" ] || fail "no journal in $1 after the killed move"
+	ptr=$(find "$2" -name '*.journal' -type l)
+	[ -n "$ptr" ] || fail "no pointer in $2"
+	mid=${jf%.journal}
+	mid=${mid##*-}
+}
+
 journals() {
 	find "$J" -name '*.journal' | wc -l
 }

@@ -38,12 +38,7 @@ snapshot "$dev" "$T_TMP/seed.snap"
 
 echo "# killed with the journal in $J1, pointer in the default directory"
 killed_move "$J1"
-jf=$(find "$J1" -name '*.journal')
-[ -n "$jf" ] || fail "no journal in $J1 after the killed move"
-ptr=$(find "$J" -name '*.journal' -type l)
-[ -n "$ptr" ] || fail "no pointer in the default directory"
-mid=${jf%.journal}
-mid=${mid##*-}
+killed_journal "$J1" "$J"
 # the disk records it: another tool sees the marker type and the move id
 [ "$(sfdisk --part-type "$dev" 1)" = 7f ] || fail "partition 1 is not marked: $(sfdisk -d "$dev")"
 [ "$(sfdisk --json "$dev" | jq -r .partitiontable.id)" = "0x${mid: -8}" ] ||

@@ -130,12 +130,7 @@ echo "# a killed move, its journal in $J1, the pointer in $J"
 FS_JOURNAL="$J1" FS_AT=40 FS_MODE=kill LD_PRELOAD="$SHIM" PARTALIGN_MOVE_CHUNK=65536 \
 	pa_move "$dev" --journal "$J1"
 expect_rc 137 "the killed move"
-jf=$(find "$J1" -name '*.journal')
-[ -f "$jf" ] || fail "no journal in $J1 after the killed move"
-ptr=$(find "$J" -name '*.journal' -type l)
-[ -n "$ptr" ] || fail "no pointer in $J"
-mid=${jf%.journal}
-mid=${mid##*-}
+killed_journal "$J1" "$J"
 s=$(disk_sum "$dev")
 jsum=$(sha256sum <"$jf")
 before=$(files)
