@@ -26,7 +26,8 @@
 #                 the middle of the first partition (65536 sectors, a short
 #                 forward move) and in the middle of the second (32768
 #                 sectors, a long backward move)
-#   VM_BOOT_TIMEOUT seconds one boot may take (default 150)
+#   VM_BOOT_TIMEOUT seconds one boot may take (default 600: a hang guard;
+#                  boot 2's resume took over 150 s once on a loaded 2-core host)
 vm_prefix=vm-powercut
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=runlib.sh
@@ -119,7 +120,7 @@ boot() {
 	: >"$run/results"
 	"$qemu" -accel tcg -cpu max -m "${VM_MEM:-512}" -smp 1 -nodefaults -no-user-config \
 		-display none -no-reboot -kernel "$boot_kernel" -initrd "$initrd" \
-		-append "console=ttyS0 quiet panic=-1 rdinit=/init vm.timeout=${VM_BOOT_TIMEOUT:-150} $append" \
+		-append "console=ttyS0 quiet panic=-1 rdinit=/init vm.timeout=${VM_BOOT_TIMEOUT:-600} $append" \
 		-serial "file:$run/console" -serial "file:$run/results" \
 		-drive "if=none,id=d0,file=$run/data.img,format=raw,cache=none" \
 		-device virtio-blk-pci,drive=d0,serial=pa-pcut-data,logical_block_size=512,physical_block_size=4096,min_io_size=4096,opt_io_size=1048576 \
@@ -127,7 +128,7 @@ boot() {
 		-device virtio-blk-pci,drive=d1,serial=pa-pcut-jrnl \
 		>"$run/qemu.log" 2>&1 &
 	qpid=$!
-	deadline=$((SECONDS + ${VM_BOOT_TIMEOUT:-150} + 30))
+	deadline=$((SECONDS + ${VM_BOOT_TIMEOUT:-600} + 30))
 	cut=0
 	while kill -0 "$qpid" 2>/dev/null; do
 		if grep -q '^@@CUT' "$run/results"; then
