@@ -63,7 +63,7 @@ char *apply_disk_id(const struct pa_dev *whole);
 int apply_disk_same(const struct pa_disk *d, unsigned int major, unsigned int minor,
 		    dev_t *now);
 
-struct label_id; /* apply/label.h */
+struct label_id; /* core/label.h */
 
 /* The label identity (label_identity()) of the table on @d now. */
 int apply_disk_identity(struct pa_disk *d, struct label_id *id);

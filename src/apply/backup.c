@@ -39,7 +39,7 @@
 #include <unistd.h>
 
 #include "apply/apply.h"
-#include "apply/label.h"
+#include "core/label.h"
 #include "core/crc32.h"
 #include "shared/endian.h"
 #include "shared/hex.h"

@@ -11,11 +11,13 @@
 #include "config.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "apply/execute.h"
-#include "apply/label.h"
+#include "core/label.h"
+#include "shared/fileio.h"
 #include "shared/spawn.h"
 
 #define MAX_KPARTS 256
@@ -65,16 +67,18 @@ static size_t kparts_of_plan(const struct pa_plan *p, struct pa_kpart *k)
 }
 
 /* After a restore: the partitions of the table now on the disk. */
-static int kparts_of_disk(const struct apply_job *job, struct pa_kpart *k, size_t *n)
+static int kparts_of_disk(const struct apply_request *rq,
+			  const struct apply_report_ops *ops, struct pa_kpart *k,
+			  size_t *n)
 {
 	struct pa_diags msgs = {0};
 	struct pa_shadow *sh = NULL;
 	struct pa_table t;
 	size_t i;
-	int rc = apply_table_read(job->disk, &sh, &t, &msgs);
+	int rc = apply_table_read(rq->disk, &sh, &t, &msgs);
 
-	if (job->hooks->diags)
-		job->hooks->diags(job->hooks->arg, &msgs);
+	if (ops->diags)
+		ops->diags(ops->arg, &msgs);
 	diags_free(&msgs);
 	if (rc == 0 && t.unreadable) {
 		/* libparted cannot read what was written: tell the kernel nothing */
@@ -127,24 +131,24 @@ static int wipe_steps(struct pa_writer *w, const struct pa_plan *p, bool after,
 	return 0;
 }
 
-/* The table backup, before the gate: fix's of @g, restore's of job->save. */
-static int save_backup(const struct apply_job *job, const struct regions *g,
+/* The table backup, before the gate: fix's of @g, restore's of rq->save. */
+static int save_backup(const struct apply_request *rq, const struct regions *g,
 		       struct apply_result *r)
 {
 	struct label_id after;
-	const struct pa_backup *b = job->restore;
-	char *id = apply_disk_id(job->dev);
-	uint64_t move_id = job->mv && *job->mv ? move_journal(*job->mv)->move_id : 0;
+	const struct pa_backup *b = rq->restore;
+	char *id = apply_disk_id(rq->dev);
+	uint64_t move_id = rq->mv && *rq->mv ? move_journal(*rq->mv)->move_id : 0;
 	int rc;
 
 	if (!id)
 		return -ENOMEM;
 	if (b)
-		rc = apply_backup_save(
-		    job->disk, job->backup_dir, id, job->save, job->nsave,
-		    b->label->kind != LABEL_ID_NONE ? b->label : NULL, 0, &r->backup);
-	else if ((rc = apply_shadow_identity(job->sh, &after)) == 0)
-		rc = apply_backup_save(job->disk, job->backup_dir, id, g->regs, g->n,
+		rc = apply_backup_save(rq->disk, rq->backup_dir, id, rq->save, rq->nsave,
+				       b->label->kind != LABEL_ID_NONE ? b->label : NULL,
+				       0, &r->backup);
+	else if ((rc = apply_shadow_identity(rq->sh, &after)) == 0)
+		rc = apply_backup_save(rq->disk, rq->backup_dir, id, g->regs, g->n,
 				       &after, move_id, &r->backup);
 	free(id);
 	return rc;
@@ -207,26 +211,27 @@ static int run_kpartx(const char *map, const char *sep)
  * keeps: kpartx must be able to open the map, so the gate and the disk go
  * first, and the maps are named as the ones there now (Debian: "-part").
  */
-static void kernel_step(const struct apply_job *job, const struct pa_kpart *kp, size_t nk,
-			struct pa_writer **w, struct apply_result *r)
+static void kernel_step(const struct apply_request *rq,
+			const struct apply_report_ops *ops, const struct pa_kpart *kp,
+			size_t nk, struct pa_writer **w, struct apply_result *r)
 {
 	struct pa_diags msgs = {0};
-	int rc = apply_kernel_sync(job->disk, job->dev, kp, nk, &msgs);
+	int rc = apply_kernel_sync(rq->disk, rq->dev, kp, nk, &msgs);
 
-	if (job->hooks->diags)
-		job->hooks->diags(job->hooks->arg, &msgs);
+	if (ops->diags)
+		ops->diags(ops->arg, &msgs);
 	diags_free(&msgs);
-	if (rc == 0 && !apply_kernel_matches(job->dev, kp, nk))
+	if (rc == 0 && !apply_kernel_matches(rq->dev, kp, nk))
 		rc = -EBUSY;
-	if (rc == -EOPNOTSUPP && job->kpartx) {
-		const char *sep = kpartx_separator(job->devs, job->dev);
+	if (rc == -EOPNOTSUPP && rq->kpartx) {
+		const char *sep = kpartx_separator(rq->devs, rq->dev);
 
 		apply_gate_close(*w);
 		*w = NULL;
-		apply_disk_close(job->disk);
+		apply_disk_close(rq->disk);
 		r->disk_closed = true;
 		r->kpartx_sep = sep;
-		r->kernel = run_kpartx(job->dev->path, sep) == 0
+		r->kernel = run_kpartx(rq->dev->path, sep) == 0
 				? APPLY_KERNEL_KPARTX
 				: APPLY_KERNEL_KPARTX_FAILED;
 	} else {
@@ -234,10 +239,14 @@ static void kernel_step(const struct apply_job *job, const struct pa_kpart *kp, 
 	}
 }
 
-static int stop(struct apply_result *r, enum apply_stage stage, int err)
+/* The sequence stops at @stage, before it puts back anything it took. */
+static int stop(const struct apply_report_ops *ops, struct apply_result *r,
+		enum apply_stage stage, int err)
 {
 	r->stage = stage;
 	r->err = err;
+	if (ops->stopped)
+		ops->stopped(ops->arg, r);
 	return err;
 }
 
@@ -273,18 +282,18 @@ static int remove_map(const char *name)
  * the table on the disk still has them (their old start): a move that
  * stopped leaves what a reboot would show, the marked table.
  */
-static void reattach_moving(const struct apply_job *job, size_t n)
+static void reattach_moving(const struct apply_request *rq, size_t n)
 {
-	const struct pa_plan *p = job->plan;
+	const struct pa_plan *p = rq->plan;
 	size_t k;
 
-	if (job->dev->dm_uuid) {
-		run_kpartx(job->dev->path, kpartx_separator(job->devs, job->dev));
+	if (rq->dev->dm_uuid) {
+		run_kpartx(rq->dev->path, kpartx_separator(rq->devs, rq->dev));
 		return;
 	}
 	for (k = 0; k < n && k < p->n; k++)
 		if (p->v[k].kind == PA_STEP_MOVE)
-			apply_kernel_add(job->disk, p->v[k].num, p->v[k].old->start,
+			apply_kernel_add(rq->disk, p->v[k].num, p->v[k].old->start,
 					 p->v[k].old->size);
 }
 
@@ -294,9 +303,10 @@ static void reattach_moving(const struct apply_job *job, size_t n)
  * it while its data is in flight; the kernel step puts it back at its new
  * start.  A partition that is open stops it: those already taken go back.
  */
-static int detach_moving(const struct apply_job *job, struct apply_result *r)
+static int detach_moving(const struct apply_request *rq,
+			 const struct apply_report_ops *ops, struct apply_result *r)
 {
-	const struct pa_plan *p = job->plan;
+	const struct pa_plan *p = rq->plan;
 	size_t i;
 	int rc = 0;
 
@@ -306,11 +316,11 @@ static int detach_moving(const struct apply_job *job, struct apply_result *r)
 
 		if (s->kind != PA_STEP_MOVE)
 			continue;
-		if (job->dev->dm_uuid)
-			rc = (m = part_map(job->devs, job->dev, s->num))
+		if (rq->dev->dm_uuid)
+			rc = (m = part_map(rq->devs, rq->dev, s->num))
 				 ? remove_map(m->dm_name)
 				 : 0;
-		else if ((rc = apply_kernel_del(job->disk, s->num)) == -ENXIO)
+		else if ((rc = apply_kernel_del(rq->disk, s->num)) == -ENXIO)
 			rc = 0;
 		if (rc < 0)
 			r->num = s->num;
@@ -318,103 +328,227 @@ static int detach_moving(const struct apply_job *job, struct apply_result *r)
 	if (rc == 0)
 		return 0;
 	/* put back what was taken, where it was: nothing has moved yet */
-	reattach_moving(job, i - 1);
-	return stop(r, APPLY_STAGE_DETACH, rc);
+	reattach_moving(rq, i - 1);
+	return stop(ops, r, APPLY_STAGE_DETACH, rc);
 }
 
-/* Past the gate: move, wipe, write, wipe; 0 or the -errno of r->stage. */
-static int write_step(const struct apply_job *job, struct pa_writer *w, struct regions *g,
-		      bool write, struct apply_result *r)
+/* The journal directory of a new move, and where it looks for one. */
+static const char *journal_dir(const struct apply_request *rq)
 {
-	const struct apply_hooks *h = job->hooks;
+	return rq->journal_dir ? rq->journal_dir : move_journal_dir_default();
+}
+
+/*
+ * Before the backup, which records its move id: the journal of a new move,
+ * durably on its file system (and a pointer to it in the default
+ * directory when it is elsewhere).  The disk is not written.
+ */
+static int journal_new(const struct apply_request *rq, const struct apply_report_ops *ops)
+{
+	const char *dir = journal_dir(rq);
+	struct pa_journal j;
+	char *id = apply_disk_id(rq->dev);
+	int rc =
+	    id ? apply_move_journal(rq->disk, rq->plan, id, &rq->knobs, &j) : -ENOMEM;
+
+	free(id);
+	if (rc == 0)
+		rc = move_create(dir,
+				 dir_same(dir, move_journal_dir_default())
+				     ? NULL
+				     : move_journal_dir_default(),
+				 &j, rq->mv);
+	if (rc == 0 && ops->journal)
+		ops->journal(ops->arg, move_path(*rq->mv),
+			     move_journal(*rq->mv)->move_id);
+	return rc;
+}
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+/* Ctrl-C, SIGTERM, SIGHUP: stop the move between chunks (it is resumable anyway). */
+static void catch_signals(bool on, struct sigaction *old)
+{
+	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+	struct sigaction sa = {.sa_handler = on_signal};
+	size_t i;
+
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		if (on)
+			sigaction(sigs[i], &sa, &old[i]);
+		else
+			sigaction(sigs[i], &old[i], NULL);
+	}
+}
+
+/* The mover's progress: reported, and the stop request polled. */
+static bool on_progress(void *arg, const struct pa_move_progress *p)
+{
+	const struct apply_report_ops *ops = arg;
+
+	if (ops->progress)
+		ops->progress(ops->arg, p);
+	return stop_signal != 0;
+}
+
+/*
+ * Past the gate, before the table write: mark the disk, move the data,
+ * verify it when asked.  0 when the table may be written now.
+ */
+static int move_step(const struct apply_request *rq, const struct apply_report_ops *ops,
+		     struct pa_writer *w, struct apply_result *r)
+{
+	struct pa_mover *mv = *rq->mv;
+	struct sigaction old[3];
+	struct pa_move_stats st;
 	int rc;
 
-	if (job->move && (rc = detach_moving(job, r)) < 0)
-		return rc;
-	if (job->move && h->move && h->move(h->arg, w) < 0) {
-		reattach_moving(job, job->plan->n);
-		return stop(r, APPLY_STAGE_MOVE, -ECANCELED);
-	}
-	/* a move takes long: the table is written only on the disk proven again */
-	if (job->move && (rc = apply_gate_prove(w)) < 0) {
-		reattach_moving(job, job->plan->n);
-		return stop(r, APPLY_STAGE_REPROOF, rc);
-	}
-	if (!write)
-		return 0;
-	if (job->discard && (rc = wipe_steps(w, job->plan, false, &r->num)) < 0)
-		return stop(r, APPLY_STAGE_WIPE, rc);
-	if (job->restore &&
-	    (rc = apply_backup_order(job->restore, &g->regs, &g->bufs, &g->n)) < 0)
-		return stop(r, APPLY_STAGE_ORDER, rc);
-	rc = apply_write_regions(w, g->regs, g->bufs, g->n, &r->written);
+	if (!mv)
+		return 0; /* no change: nothing to move */
+	/*
+	 * The disk records the move before its first data write; on a resume
+	 * again, since a cut may have left the marker half written, and so that
+	 * it names where the journal is now.
+	 */
+	rc = apply_marker_write(rq->disk, w, move_journal(mv), move_path_abs(mv));
 	if (rc < 0)
-		return stop(r, APPLY_STAGE_WRITE, rc);
-	if (job->discard && (rc = wipe_steps(w, job->plan, true, &r->num)) < 0)
-		return stop(r, APPLY_STAGE_WIPE_AFTER, rc);
+		return stop(ops, r, APPLY_STAGE_MARKER, rc);
+	if (move_journal(mv)->disk_size != rq->disk->size ||
+	    move_journal(mv)->logical != rq->disk->logical)
+		return stop(ops, r, APPLY_STAGE_FOREIGN, -EINVAL);
+	stop_signal = 0;
+	catch_signals(true, old);
+	rc = move_run(mv, w, on_progress, (void *)ops, &st);
+	catch_signals(false, old);
+	if (ops->moved)
+		ops->moved(ops->arg, rc, &st);
+	if (rc < 0) {
+		r->signal = rc == -EINTR ? (int)stop_signal : 0;
+		return stop(ops, r, APPLY_STAGE_MOVE, rc);
+	}
+	if (!rq->verify)
+		return 0;
+	rc = move_verify(mv, w, &r->bad);
+	if (rc < 0)
+		return stop(ops, r, APPLY_STAGE_VERIFY, rc);
+	if (ops->verified)
+		ops->verified(ops->arg);
 	return 0;
 }
 
-int apply_execute(const struct apply_job *job, struct apply_result *r)
+/* Past the gate: move, wipe, write, wipe; 0 or the -errno of r->stage. */
+static int write_step(const struct apply_request *rq, const struct apply_report_ops *ops,
+		      struct pa_writer *w, struct regions *g, bool write,
+		      struct apply_result *r)
 {
-	const struct apply_hooks *h = job->hooks;
-	struct regions g = {.borrowed = job->restore != NULL};
+	int rc;
+
+	if (rq->move && (rc = detach_moving(rq, ops, r)) < 0)
+		return rc;
+	if (rq->move && (rc = move_step(rq, ops, w, r)) < 0) {
+		reattach_moving(rq, rq->plan->n);
+		return rc;
+	}
+	/* a move takes long: the table is written only on the disk proven again */
+	if (rq->move && (rc = apply_gate_prove(w)) < 0) {
+		reattach_moving(rq, rq->plan->n);
+		return stop(ops, r, APPLY_STAGE_REPROOF, rc);
+	}
+	if (!write)
+		return 0;
+	if (rq->discard && (rc = wipe_steps(w, rq->plan, false, &r->num)) < 0)
+		return stop(ops, r, APPLY_STAGE_WIPE, rc);
+	if (rq->restore &&
+	    (rc = apply_backup_order(rq->restore, &g->regs, &g->bufs, &g->n)) < 0)
+		return stop(ops, r, APPLY_STAGE_ORDER, rc);
+	rc = apply_write_regions(w, g->regs, g->bufs, g->n, &r->written);
+	if (rc < 0)
+		return stop(ops, r, APPLY_STAGE_WRITE, rc);
+	if (rq->discard && (rc = wipe_steps(w, rq->plan, true, &r->num)) < 0)
+		return stop(ops, r, APPLY_STAGE_WIPE_AFTER, rc);
+	return 0;
+}
+
+/* The new table is written: the move's journal is done with. */
+static void journal_finish(const struct apply_request *rq,
+			   const struct apply_report_ops *ops)
+{
+	int rc;
+
+	if (!rq->mv || !*rq->mv)
+		return;
+	rc = move_finish(*rq->mv);
+	if (rc < 0 && ops->finished)
+		ops->finished(ops->arg, move_path(*rq->mv), rc);
+}
+
+int apply_execute(const struct apply_request *rq, const struct apply_report_ops *ops,
+		  struct apply_result *r)
+{
+	static const struct apply_report_ops none;
+	struct regions g = {.borrowed = rq->restore != NULL};
 	struct pa_kpart kp[MAX_KPARTS];
 	struct pa_writer *w = NULL;
-	bool write = job->restore || job->plan->changes, fresh = false;
+	bool write = rq->restore || rq->plan->changes, fresh = false;
 	size_t nk = 0;
 	int rc;
 
 	memset(r, 0, sizeof(*r));
-	if (!job->restore && job->plan->n > MAX_KPARTS)
-		return stop(r, APPLY_STAGE_LIMIT, -E2BIG);
-	if (!job->restore)
-		nk = kparts_of_plan(job->plan, kp);
-	if (write && !job->restore && (rc = regions_of_shadow(job->sh, &g)) < 0) {
-		rc = stop(r, APPLY_STAGE_PREPARE, rc);
+	if (!ops)
+		ops = &none;
+	if (!rq->restore && rq->plan->n > MAX_KPARTS)
+		return stop(ops, r, APPLY_STAGE_LIMIT, -E2BIG);
+	if (!rq->restore)
+		nk = kparts_of_plan(rq->plan, kp);
+	if (write && !rq->restore && (rc = regions_of_shadow(rq->sh, &g)) < 0) {
+		rc = stop(ops, r, APPLY_STAGE_PREPARE, rc);
 		goto out;
 	}
 	/* a new move's journal first: the backup records its move id */
-	if (write && job->move && !*job->mv && h->journal) {
-		if (h->journal(h->arg) < 0) {
-			rc = stop(r, APPLY_STAGE_JOURNAL, -ECANCELED);
+	if (write && rq->move && !*rq->mv) {
+		if ((rc = journal_new(rq, ops)) < 0) {
+			rc = stop(ops, r, APPLY_STAGE_JOURNAL, rc);
 			goto out;
 		}
 		fresh = true;
 	}
-	if (write && (rc = save_backup(job, &g, r)) < 0) {
-		rc = stop(r, APPLY_STAGE_BACKUP, rc);
+	if (write && (rc = save_backup(rq, &g, r)) < 0) {
+		rc = stop(ops, r, APPLY_STAGE_BACKUP, rc);
 		goto out;
 	}
-	if (write && h->saved)
-		h->saved(h->arg, r->backup);
-	if (!job->restore)
-		apply_proof_expect(job->proof, job->plan);
-	rc = apply_gate_open(job->disk, job->proof, &w);
+	if (write && ops->saved)
+		ops->saved(ops->arg, r->backup);
+	if (!rq->restore)
+		apply_proof_expect(rq->proof, rq->plan);
+	rc = apply_gate_open(rq->disk, rq->proof, &w);
 	if (rc < 0) {
-		rc = stop(r,
-			  apply_proof_change(job->proof)->kind ? APPLY_STAGE_PROOF
-							       : APPLY_STAGE_GATE,
+		rc = stop(ops, r,
+			  apply_proof_change(rq->proof)->kind ? APPLY_STAGE_PROOF
+							      : APPLY_STAGE_GATE,
 			  rc);
 		goto out;
 	}
-	rc = write_step(job, w, &g, write, r);
+	rc = write_step(rq, ops, w, &g, write, r);
 	if (rc < 0)
 		goto out;
 	fresh = false;
-	if (job->mv && *job->mv && h->moved)
-		h->moved(h->arg);
-	if (job->restore && kparts_of_disk(job, kp, &nk) < 0)
+	journal_finish(rq, ops);
+	if (rq->restore && kparts_of_disk(rq, ops, kp, &nk) < 0)
 		r->kernel = APPLY_KERNEL_STALE;
 	else
-		kernel_step(job, kp, nk, &w, r);
+		kernel_step(rq, ops, kp, nk, &w, r);
 	rc = 0;
 out:
-	if (fresh && rc < 0 && r->stage < APPLY_STAGE_MOVE) {
+	if (fresh && rc < 0 && r->stage < APPLY_STAGE_MARKER) {
 		/* nothing written to the disk: the new move's journal goes */
-		move_finish(*job->mv);
-		move_free(*job->mv);
-		*job->mv = NULL;
+		move_finish(*rq->mv);
+		move_free(*rq->mv);
+		*rq->mv = NULL;
 	}
 	apply_gate_close(w);
 	regions_free(&g);

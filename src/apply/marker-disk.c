@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "apply/apply.h"
-#include "apply/label.h"
+#include "core/label.h"
 #include "core/journal.h"
 #include "core/marker.h"
 #include "shared/fileio.h"

@@ -17,6 +17,8 @@
 
 #include "apply/apply.h"
 #include "core/journal.h"
+#include "core/refusal.h"
+#include "shared/trust.h"
 
 struct pa_mover; /* one disk's open journal (opaque) */
 
@@ -37,8 +39,6 @@ int move_journal_find(const char *dir, const struct pa_dev *whole, char **path);
 
 /* "<dir>/<disk id>-<move id>.journal" (malloc'd): the name of a new journal. */
 char *move_journal_file(const char *dir, const char *id, uint64_t move_id);
-
-struct trust_fail;
 
 /*
  * The journal of the move a disk's marker records (@move_id; only its low
@@ -148,6 +148,26 @@ int move_verify(struct pa_mover *m, struct pa_writer *w, uint64_t *bad);
 /* The moves are done and the new table is written: remove the journal (and pointer)
  * durably. */
 int move_finish(struct pa_mover *m);
+
+/* What apply_move_find() found of an unfinished move. */
+struct apply_move_found {
+	enum refusal_move_kind kind;
+	char *path;		 /* the journal (malloc'd), or NULL */
+	struct trust_fail trust; /* _HINT_UNTRUSTED, _UNTRUSTED: why */
+	int err;		 /* _UNREADABLE: -errno */
+	char *foreign;		 /* _FOREIGN: why it is another disk's (malloc'd) */
+};
+
+/*
+ * The unfinished move of @dev, whose table @t was just read: on an unmarked
+ * table the journal of partalign 0.1 (in @dir or the default directory); on
+ * a marked one the journal of the move it records.  With @open (--move-data)
+ * the journal is opened into *mv and checked against @t.  0 with @f filled
+ * (apply_move_found_free()), or -errno.
+ */
+int apply_move_find(const char *dir, const struct pa_dev *dev, const struct pa_table *t,
+		    bool open, struct pa_mover **mv, struct apply_move_found *f);
+void apply_move_found_free(struct apply_move_found *f);
 
 /*
  * Stage @p's MOVE steps in the shadow: the entries are kept, only their

@@ -26,7 +26,7 @@
 #include <unistd.h>
 
 #include "apply/apply.h"
-#include "apply/label.h"
+#include "core/label.h"
 #include "scan/scan.h"
 #include "shared/fileio.h"
 

@@ -18,7 +18,7 @@
 
 #include "apply/apply.h"
 #include "shared/fileio.h"
-#include "apply/label.h"
+#include "core/label.h"
 #include "core/marker.h"
 #include "scan/scan.h"
 

@@ -17,22 +17,32 @@
 #define PA_PROG "partalign"
 
 /*
- * From msg_record_start() on, keep the last error msg_err() prints (without
- * "partalign: "; warnings are not kept); msg_record_stop() ends it and
- * returns that text (malloc'd, NULL when none).  For commands called in
- * process (provision), whose reason is their last error.
- */
-void msg_record_start(void);
-char *msg_record_stop(void);
-/* "partalign: DEVICE: message[: strerror]" on stderr; err is a positive errno or 0. */
-/*
  * The end of every command's option switch: --help prints @usage to stdout
  * and gives PA_EXIT_OK; anything else prints it to stderr, PA_EXIT_USAGE.
  */
 int cli_usage(void (*usage)(FILE *), bool help);
 
+/* "partalign: DEVICE: message[: strerror]" on stderr; err is a positive errno or 0. */
 void msg_err(const char *device, int err, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+/*
+ * The reason of a run that a caller asked for (provision runs fix and
+ * rules in process and reports why a disk failed): the text after
+ * "partalign: " of the last error the run printed through its own log
+ * (malloc'd, NULL when none).  Each run has its own, passed down with its
+ * options; msg_log_free() frees the text.
+ */
+struct msg_log {
+	char *last;
+};
+/* msg_err(), and the line into @log unless @log is NULL. */
+void msg_log_err(struct msg_log *log, const char *device, int err, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* msg_diags(), each line into @log unless @log is NULL. */
+int msg_log_diags(struct msg_log *log, const struct pa_diags *d);
+void msg_log_free(struct msg_log *log);
+
 void msg_warn(const char *device, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 /* Print every diagnostic of @d; returns PA_EXIT_ERROR when there was one. */
@@ -147,6 +157,7 @@ struct rules_opts {
 	const char *root; /* NULL: the running system */
 	bool dry_run;
 	bool no_reload;
+	struct msg_log *log; /* NULL, or where the run's errors go too */
 };
 
 /* `partalign rules` on @map (the caller's); returns its exit bits. */

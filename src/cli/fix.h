@@ -27,6 +27,7 @@ struct fix_opts {
 	struct pa_plan_opts plan;
 	struct out_opts out;
 	struct cli_move_opts move; /* --move-data: journal, --verify, --quiet */
+	struct msg_log *log;	   /* a caller's (provision): the errors of the run */
 };
 
 /* The defaults of plan (@fix false) or fix. */

@@ -28,11 +28,12 @@ struct cli_move_opts {
  * default directory), opened into *mv, and the plan rebuilt from it --
  * without it the disk is refused, naming the move.  A 0.1 journal name
  * for the disk refuses it too; a journal left over on an unmarked disk is
- * warned about (cli_move_warn_stray, @l the host's devices).  0 or -errno.
+ * warned about (cli_move_warn_stray, @l the host's devices).  Its errors go
+ * into @log too (may be NULL).  0 or -errno.
  */
-int cli_move_prepare(const struct cli_move_opts *mo, const struct pa_plan_opts *po,
-		     const struct pa_devlist *l, const struct pa_dev *dev,
-		     struct pa_plan *p, struct pa_mover **mv);
+int cli_move_prepare(struct msg_log *log, const struct cli_move_opts *mo,
+		     const struct pa_plan_opts *po, const struct pa_devlist *l,
+		     const struct pa_dev *dev, struct pa_plan *p, struct pa_mover **mv);
 
 /*
  * After the in-use checks: refuse a journal directory on the disk being
@@ -41,27 +42,6 @@ int cli_move_prepare(const struct cli_move_opts *mo, const struct pa_plan_opts *
 int cli_move_check_location(const struct cli_move_opts *mo, const struct pa_plan_opts *po,
 			    const struct pa_devlist *l, const struct pa_dev *dev,
 			    struct pa_plan *p);
-
-/*
- * Past the last refusal, before the table backup (which records the move
- * id): the journal of a new move of @p, durably on its file system; the
- * disk is not written.  Exit bits, 0 when *mv holds it.
- */
-int cli_move_journal_new(const struct cli_move_opts *mo, const struct pa_dev *dev,
-			 struct pa_disk *d, const struct pa_plan *p,
-			 struct pa_mover **mv);
-
-/*
- * Past the gate, before the table write: create the journal and mark the
- * disk (unless resuming), move the data, verify when asked.  Returns exit
- * bits (0 when the table may be written now).
- */
-int cli_move_run(const struct cli_move_opts *mo, const struct pa_dev *dev,
-		 struct pa_disk *d, const struct pa_plan *p, struct pa_mover **mv,
-		 struct pa_writer *w, bool report);
-
-/* The new table is written: remove the journal. */
-void cli_move_done(const struct pa_dev *dev, struct pa_mover *mv);
 
 /*
  * A journal named for @w in @dir, on a disk that records no move: a crash

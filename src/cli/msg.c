@@ -14,27 +14,9 @@
 #include "core/exitcodes.h"
 #include "core/units.h"
 
-static bool recording;
-static char *recorded;
-
-void msg_record_start(void)
-{
-	free(recorded);
-	recorded = NULL;
-	recording = true;
-}
-
-char *msg_record_stop(void)
-{
-	char *s = recorded;
-
-	recorded = NULL;
-	recording = false;
-	return s;
-}
-
-/* The text after "partalign: " of an error, kept while recording. */
-static void record(const char *device, int err, const char *fmt, va_list ap)
+/* The text after "partalign: " of an error, into @log (replacing what it held). */
+static void record(struct msg_log *log, const char *device, int err, const char *fmt,
+		   va_list ap)
 {
 	char *msg = NULL, *line = NULL;
 
@@ -43,20 +25,20 @@ static void record(const char *device, int err, const char *fmt, va_list ap)
 	if (asprintf(&line, "%s%s%s%s%s", device && *device ? device : "",
 		     device && *device ? ": " : "", msg, err ? ": " : "",
 		     err ? strerror(err) : "") >= 0) {
-		free(recorded);
-		recorded = line;
+		free(log->last);
+		log->last = line;
 	}
 	free(msg);
 }
 
-static void vmsg(const char *kind, const char *device, int err, const char *fmt,
-		 va_list ap)
+static void vmsg(struct msg_log *log, const char *kind, const char *device, int err,
+		 const char *fmt, va_list ap)
 {
-	if (recording && !kind) {
+	if (log && !kind) {
 		va_list aq;
 
 		va_copy(aq, ap);
-		record(device, err, fmt, aq);
+		record(log, device, err, fmt, aq);
 		va_end(aq);
 	}
 	fprintf(stderr, "%s: ", PA_PROG);
@@ -75,7 +57,16 @@ void msg_err(const char *device, int err, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vmsg(NULL, device, err, fmt, ap);
+	vmsg(NULL, NULL, device, err, fmt, ap);
+	va_end(ap);
+}
+
+void msg_log_err(struct msg_log *log, const char *device, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg(log, NULL, device, err, fmt, ap);
 	va_end(ap);
 }
 
@@ -84,17 +75,28 @@ void msg_warn(const char *device, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vmsg("warning", device, 0, fmt, ap);
+	vmsg(NULL, "warning", device, 0, fmt, ap);
 	va_end(ap);
 }
 
 int msg_diags(const struct pa_diags *d)
 {
+	return msg_log_diags(NULL, d);
+}
+
+int msg_log_diags(struct msg_log *log, const struct pa_diags *d)
+{
 	size_t i;
 
 	for (i = 0; i < d->n; i++)
-		msg_err(d->v[i].device, d->v[i].err, "%s", d->v[i].msg);
+		msg_log_err(log, d->v[i].device, d->v[i].err, "%s", d->v[i].msg);
 	return d->n ? PA_EXIT_ERROR : PA_EXIT_OK;
+}
+
+void msg_log_free(struct msg_log *log)
+{
+	free(log->last);
+	log->last = NULL;
 }
 
 bool cli_parse_grain(const char *arg, struct pa_grain *g)

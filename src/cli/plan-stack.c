@@ -88,7 +88,7 @@ int fix_stack_advice(const struct fix_opts *o, struct fix_job *j, int *st)
 	j->stack_reason = strdup(why);
 	j->advice = strdup(buf);
 	if (!j->stack_reason || !j->advice) {
-		msg_err(j->dev->path, ENOMEM, "cannot keep the advice");
+		msg_log_err(o->log, j->dev->path, ENOMEM, "cannot keep the advice");
 		rc = PA_EXIT_ERROR;
 		goto out;
 	}

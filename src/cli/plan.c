@@ -316,7 +316,8 @@ static int refuse_first(struct pa_plan *p, const char *why)
 }
 
 /* Scan @arg's neighbourhood into j->devs and find it there. */
-static int scan_one(const char *arg, struct fix_job *j, struct pa_dev **dev)
+static int scan_one(struct msg_log *log, const char *arg, struct fix_job *j,
+		    struct pa_dev **dev)
 {
 	char *names[] = {(char *)arg};
 	struct pa_scan_opts so = {.names = names, .nnames = 1};
@@ -325,7 +326,7 @@ static int scan_one(const char *arg, struct fix_job *j, struct pa_dev **dev)
 
 	devlist_free(&j->devs);
 	rc = scan_devices(&so, &j->devs, &diags);
-	msg_diags(&diags);
+	msg_log_diags(log, &diags);
 	diags_free(&diags);
 	return rc < 0 ? rc : scan_lookup(&j->devs, arg, dev);
 }
@@ -368,19 +369,19 @@ static int lock_disk(const struct fix_opts *o, const char *arg, struct fix_job *
 	dev_t was, now = 0;
 	int rc;
 
-	rc = scan_one(arg, j, &dev);
+	rc = scan_one(o->log, arg, j, &dev);
 	if (rc < 0) {
 		if (rc == -ENOTBLK)
-			msg_err(arg, 0, "not a block device");
+			msg_log_err(o->log, arg, 0, "not a block device");
 		else if (rc == -ENODEV)
-			msg_err(arg, 0, "not a disk partalign can fix");
+			msg_log_err(o->log, arg, 0, "not a disk partalign can fix");
 		else
-			msg_err(arg, -rc, "cannot open");
+			msg_log_err(o->log, arg, -rc, "cannot open");
 		return PA_EXIT_ERROR;
 	}
 	if (dev->kind == PA_KIND_PART) {
-		msg_err(arg, 0, "is a partition: name its whole disk%s%s",
-			dev->disk ? ", " : "", dev->disk ? dev->disk->path : "");
+		msg_log_err(o->log, arg, 0, "is a partition: name its whole disk%s%s",
+			    dev->disk ? ", " : "", dev->disk ? dev->disk->path : "");
 		return PA_EXIT_USAGE;
 	}
 	/*
@@ -392,16 +393,17 @@ static int lock_disk(const struct fix_opts *o, const char *arg, struct fix_job *
 	    dev->path, PA_DISK_LOCK | (dev->kind == PA_KIND_MPATH ? 0 : PA_DISK_EXCL),
 	    o->wait_ms, &j->disk);
 	/* what another holder of the lock did is visible only now: scan again */
-	if (rc == 0 && (rc = scan_one(arg, j, &dev)) < 0) {
-		msg_err(arg, -rc, "cannot scan");
+	if (rc == 0 && (rc = scan_one(o->log, arg, j, &dev)) < 0) {
+		msg_log_err(o->log, arg, -rc, "cannot scan");
 		return PA_EXIT_ERROR;
 	}
 	if (rc == 0 && (apply_disk_same(&j->disk, major(was), minor(was), &now) < 0 ||
 			(now = makedev(dev->major, dev->minor)) != was)) {
-		msg_err(NULL, 0,
-			"refused: %s changed while waiting for its lock (was %u:%u, now "
-			"%u:%u)",
-			arg, major(was), minor(was), major(now), minor(now));
+		msg_log_err(
+		    o->log, NULL, 0,
+		    "refused: %s changed while waiting for its lock (was %u:%u, now "
+		    "%u:%u)",
+		    arg, major(was), minor(was), major(now), minor(now));
 		apply_disk_close(&j->disk);
 		return PA_EXIT_ERROR;
 	}
@@ -433,13 +435,13 @@ static int prepare(const struct fix_opts *o, const char *arg, struct fix_job *j)
 		rc = apply_disk_open(dev->path, 0, 0, &j->disk);
 	}
 	if (rc == -EWOULDBLOCK) {
-		msg_err(dev->path, 0,
-			"locked by another process (partalign or udev); try again");
+		msg_log_err(o->log, dev->path, 0,
+			    "locked by another process (partalign or udev); try again");
 		free(inuse);
 		return PA_EXIT_ERROR;
 	}
 	if (rc < 0) {
-		msg_err(dev->path, -rc, "cannot open");
+		msg_log_err(o->log, dev->path, -rc, "cannot open");
 		free(inuse);
 		return PA_EXIT_ERROR;
 	}
@@ -467,8 +469,8 @@ static int prepare(const struct fix_opts *o, const char *arg, struct fix_job *j)
 			rc = plan_compute(&t, &dev->topo, &o->plan, &j->plan);
 		}
 		if (rc == 0)
-			rc = cli_move_prepare(&o->move, &o->plan, l, dev, &j->plan,
-					      &j->mv);
+			rc = cli_move_prepare(o->log, &o->move, &o->plan, l, dev,
+					      &j->plan, &j->mv);
 	}
 	if (rc == 0 && o->move.resume_only && !j->plan.table.marked && !j->plan.refusal) {
 		j->planned = true;
@@ -477,8 +479,8 @@ static int prepare(const struct fix_opts *o, const char *arg, struct fix_job *j)
 		return PA_EXIT_OK;
 	}
 	if (rc < 0) {
-		msg_diags(&msgs);
-		msg_err(dev->path, -rc, "cannot read the partition table");
+		msg_log_diags(o->log, &msgs);
+		msg_log_err(o->log, dev->path, -rc, "cannot read the partition table");
 		diags_free(&msgs);
 		free(inuse);
 		return PA_EXIT_ERROR;
@@ -500,8 +502,9 @@ static int prepare(const struct fix_opts *o, const char *arg, struct fix_job *j)
 					    j->mv ? move_journal(j->mv) : NULL, &msgs)
 			 : apply_table_stage(j->sh, &j->plan, o->name, &msgs);
 		if (rc < 0) {
-			msg_diags(&msgs);
-			msg_err(dev->path, -rc, "libparted refused the new table");
+			msg_log_diags(o->log, &msgs);
+			msg_log_err(o->log, dev->path, -rc,
+				    "libparted refused the new table");
 			diags_free(&msgs);
 			return PA_EXIT_ERROR;
 		}
@@ -796,14 +799,14 @@ int fix_run(struct fix_opts *op, char *const *devices, size_t njobs)
 				      o.plan.move_data ? move_journal_dir_default()
 						       : NULL};
 
-		if (cli_trust_dirs(dirs, 3) != PA_EXIT_OK)
+		if (cli_trust_dirs(o.log, dirs, 3) != PA_EXIT_OK)
 			return PA_EXIT_ERROR;
 	}
 
 	jobs = calloc(njobs ? njobs : 1, sizeof(*jobs));
 	tb = out_table_new(&o.out, fix ? "fix" : "plan", pcols, sel, nsel);
 	if (!jobs || !tb) {
-		msg_err(NULL, ENOMEM, "cannot start");
+		msg_log_err(o.log, NULL, ENOMEM, "cannot start");
 		status |= PA_EXIT_ERROR;
 		goto out;
 	}
@@ -833,7 +836,8 @@ int fix_run(struct fix_opts *op, char *const *devices, size_t njobs)
 				       "move)\n",
 				       j->dev->path);
 		} else if (j->plan.refusal) {
-			msg_err(j->dev->path, 0, "refused: %s", j->plan.refusal);
+			msg_log_err(o.log, j->dev->path, 0, "refused: %s",
+				    j->plan.refusal);
 			j->result = "refused";
 			status |= st;
 		} else if (!j->plan.changes && !j->kernel_stale && !j->mv) {

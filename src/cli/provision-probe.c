@@ -9,10 +9,10 @@
  * keeps the answer as a struct; it writes nothing.  The rules are plan's own
  * (plan_refusal_in_use, plan_kernel_stale, fix_map_in_use); the open and lock
  * sequence repeats plan.c's, which has no probe to share.  fix --new is
- * cmd_fix() called with the options an admin would type; its stdout (progress
- * meant for a terminal) joins our stderr, so provision's stdout carries only
- * the report.  The reason of a refusal or failure is the last error either of
- * them printed (msg_record_start()).
+ * fix_run() with the options of `fix --new --name NAME --yes`; its stdout
+ * (progress meant for a terminal) joins our stderr, so provision's stdout
+ * carries only the report.  The reason of a refusal or failure is the error
+ * either of them reports last, through the run's own struct msg_log.
  *
  * Ownership: probes belong to the run (r->probes) and borrow their device.
  */
@@ -30,6 +30,7 @@
 #include "cli/provision.h"
 #include "core/exitcodes.h"
 #include "core/plan.h"
+#include "core/refusal.h"
 #include "scan/scan.h"
 
 /* How long the probe waits for the disk lock, as plan does by default. */
@@ -43,8 +44,8 @@ void provision_probe_free(struct probe *pr)
 }
 
 /* Open @dev as plan does; its in-use reason into *inuse.  0 or PA_EXIT_ERROR. */
-static int probe_open(const struct run *r, const struct pa_dev *dev, struct pa_disk *disk,
-		      char **inuse)
+static int probe_open(struct msg_log *log, const struct run *r, const struct pa_dev *dev,
+		      struct pa_disk *disk, char **inuse)
 {
 	int rc = apply_disk_open(
 	    dev->path, PA_DISK_LOCK | (dev->kind == PA_KIND_MPATH ? 0 : PA_DISK_EXCL),
@@ -54,23 +55,23 @@ static int probe_open(const struct run *r, const struct pa_dev *dev, struct pa_d
 	if (!*inuse && rc == 0 && dev->kind == PA_KIND_MPATH)
 		*inuse = fix_map_in_use(&r->devs, dev);
 	if (rc == -EBUSY) {
-		if (!*inuse)
-			*inuse = prov_asprintf(
-			    "%s cannot be opened exclusively: it is in use", dev->name);
+		if (!*inuse && !(*inuse = refusal_busy(dev->name)))
+			prov_nomem();
 		/* look without claiming, never to write */
 		rc = apply_disk_open(dev->path, 0, 0, disk);
 	}
 	if (rc == -EWOULDBLOCK) {
-		msg_err(dev->path, 0,
-			"locked by another process (partalign or udev); try again");
+		msg_log_err(log, dev->path, 0,
+			    "locked by another process (partalign or udev); try again");
 		return PA_EXIT_ERROR;
 	}
 	if (rc < 0) {
-		msg_err(dev->path, -rc, "cannot open");
+		msg_log_err(log, dev->path, -rc, "cannot open");
 		return PA_EXIT_ERROR;
 	}
-	if (!*inuse && apply_disk_is_readonly(disk))
-		*inuse = prov_asprintf("%s is read-only (write-protected)", dev->path);
+	if (!*inuse && apply_disk_is_readonly(disk) &&
+	    !(*inuse = refusal_readonly(dev->path)))
+		prov_nomem();
 	return PA_EXIT_OK;
 }
 
@@ -95,8 +96,8 @@ static void probe_answer(struct probe *pr, const struct pa_plan *p)
 }
 
 /* The plan of fix --new for @dev into @p (planned: *planned); exit bits. */
-static int probe_plan(struct run *r, const struct pa_dev *dev, struct pa_plan *p,
-		      bool *planned)
+static int probe_plan(struct msg_log *log, struct run *r, const struct pa_dev *dev,
+		      struct pa_plan *p, bool *planned)
 {
 	struct pa_plan_opts po = {.grain = r->grain, .new_disk = true};
 	struct cli_move_opts mo = {0};
@@ -109,7 +110,7 @@ static int probe_plan(struct run *r, const struct pa_dev *dev, struct pa_plan *p
 	bool stale = false;
 	int rc, status;
 
-	status = probe_open(r, dev, &disk, &inuse);
+	status = probe_open(log, r, dev, &disk, &inuse);
 	if (status != PA_EXIT_OK) {
 		free(inuse);
 		return status;
@@ -121,24 +122,20 @@ static int probe_plan(struct run *r, const struct pa_dev *dev, struct pa_plan *p
 	}
 	/* an unfinished move refuses the disk, as in plan */
 	if (rc == 0)
-		rc = cli_move_prepare(&mo, &po, &r->devs, dev, p, &mv);
+		rc = cli_move_prepare(log, &mo, &po, &r->devs, dev, p, &mv);
 	if (rc < 0) {
-		msg_diags(&msgs);
-		msg_err(dev->path, -rc, "cannot read the partition table");
+		msg_log_diags(log, &msgs);
+		msg_log_err(log, dev->path, -rc, "cannot read the partition table");
 		status = PA_EXIT_ERROR;
 		goto out;
 	}
 	*planned = true;
 	/* a disk in use is refused only when something would be written to it */
-	if (inuse && (p->changes || stale || p->refusal)) {
-		free(p->refusal);
-		p->refusal = NULL;
-		if (plan_refuse(p, "%s", inuse) < 0)
-			prov_nomem();
-	}
+	if (inuse && refusal_in_use_applies(p, stale) && refusal_replace(p, inuse) < 0)
+		prov_nomem();
 	if (!p->refusal && p->changes && apply_table_stage(sh, p, NULL, &msgs) < 0) {
-		msg_diags(&msgs);
-		msg_err(dev->path, 0, "libparted refused the new table");
+		msg_log_diags(log, &msgs);
+		msg_log_err(log, dev->path, 0, "libparted refused the new table");
 		status = PA_EXIT_ERROR;
 		goto out;
 	}
@@ -156,6 +153,7 @@ out:
 struct probe *provision_probe(struct run *r, const struct pa_dev *dev)
 {
 	struct pa_plan plan = {0};
+	struct msg_log log = {0};
 	bool planned = false;
 	struct probe *pr;
 	size_t i;
@@ -175,9 +173,8 @@ struct probe *provision_probe(struct run *r, const struct pa_dev *dev)
 	pr = &r->probes[r->nprobes++];
 	memset(pr, 0, sizeof(*pr));
 	pr->dev = dev;
-	msg_record_start();
-	pr->rc = probe_plan(r, dev, &plan, &planned);
-	pr->err = msg_record_stop();
+	pr->rc = probe_plan(&log, r, dev, &plan, &planned);
+	pr->err = log.last;
 	if (planned)
 		probe_answer(pr, &plan);
 	plan_free(&plan);
@@ -215,38 +212,37 @@ const char *provision_probe_failure(const struct probe *pr, char *buf, size_t le
 	return buf;
 }
 
+/* fix --new on one disk, as fix_run() takes it. */
+struct fix_call {
+	struct fix_opts o;
+	char *device;
+};
+
 static int call_fix(void *ctx)
 {
-	char **argv = ctx;
-	int argc = 0;
+	struct fix_call *c = ctx;
 
-	while (argv[argc])
-		argc++;
-	return cmd_fix(argc, argv);
+	return fix_run(&c->o, &c->device, 1);
 }
 
 int provision_fix(struct run *r, struct disk *d)
 {
-	char *argv[16], *err;
-	size_t n = 0;
+	struct msg_log log = {0};
+	struct fix_call c = {.device = d->device};
+	const char *err;
 	int rc;
 
-	argv[n++] = PA_PROG " fix";
-	argv[n++] = "--new";
-	argv[n++] = "--name";
-	argv[n++] = d->cfg->name;
-	argv[n++] = "--yes";
-	if (r->o.align || r->c.align) {
-		argv[n++] = "--align";
-		argv[n++] = (char *)(r->o.align ? r->o.align : r->c.align);
-	}
-	if (r->backup_dir) {
-		argv[n++] = "--backup-dir";
-		argv[n++] = r->backup_dir;
-	}
-	argv[n++] = d->device;
-	argv[n] = NULL;
-	rc = prov_call(call_fix, argv, &err);
+	/* fix --new --name NAME --yes [--align SIZE] [--backup-dir DIR] DEVICE */
+	fix_opts_init(&c.o, true);
+	c.o.plan.new_disk = true;
+	c.o.name = d->cfg->name;
+	c.o.yes = true;
+	c.o.plan.grain = r->grain; /* --align or the configuration's, else the default */
+	if (r->backup_dir)
+		c.o.backup_dir = r->backup_dir;
+	c.o.log = &log;
+	rc = prov_call(call_fix, &c);
+	err = log.last;
 	if (rc < 0) {
 		prov_fail(d, ACT_ERROR, "cannot run fix --new: %s", strerror(-rc));
 	} else if (rc & (PA_EXIT_ERROR | PA_EXIT_USAGE) || rc >= 32) {
@@ -262,6 +258,6 @@ int provision_fix(struct run *r, struct disk *d)
 				    "the table is written but the kernel still uses the "
 				    "old one: reboot, then run provision again");
 	}
-	free(err);
+	msg_log_free(&log);
 	return d->action == ACT_ERROR || d->action == ACT_REFUSED ? 0 : rc;
 }

@@ -97,6 +97,7 @@ static int call_rules(void *ctx)
 void provision_rules(struct run *r)
 {
 	const char *output = r->c.rules ? r->c.rules : RULES_DEFAULT_OUTPUT;
+	struct msg_log log = {0};
 	struct rules_opts ro = {
 	    .match = RULES_MATCH_AUTO,
 	    .owner = RULES_DEFAULT_OWNER,
@@ -106,11 +107,12 @@ void provision_rules(struct run *r)
 	    .root = r->o.root,
 	    .dry_run = r->o.dry_run,
 	    .no_reload = r->o.no_reload,
+	    .log = &log,
 	};
 	struct rules_map map = {0};
 	struct pa_diags diags = {0};
 	struct rules_call call = {&ro, &map};
-	char *err = NULL;
+	const char *err;
 	size_t i;
 	int rc = 0;
 
@@ -131,8 +133,9 @@ void provision_rules(struct run *r)
 	msg_diags(&diags);
 	diags_free(&diags);
 	rules_trigger_note(r);
-	rc = rc < 0 ? PA_EXIT_USAGE : prov_call(call_rules, &call, &err);
+	rc = rc < 0 ? PA_EXIT_USAGE : prov_call(call_rules, &call);
 	rules_map_free(&map);
+	err = log.last;
 	if (rc == PA_EXIT_OK) {
 		r->rules_result = "unchanged";
 	} else if (rc == PA_EXIT_CHANGED) {
@@ -150,7 +153,7 @@ void provision_rules(struct run *r)
 						       : "partalign rules failed");
 		r->status |= PA_EXIT_ERROR;
 	}
-	free(err);
+	msg_log_free(&log);
 }
 
 /* ---- the report ---------------------------------------------------------- */

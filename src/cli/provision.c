@@ -6,8 +6,9 @@
  * the udev rules for all of them in one rules run.
  *
  * It lives in partalign-apply, the program that links libparted, and calls
- * the writer and the rules in process: the probe of `plan --new` and
- * `fix --new` (provision-probe.c), `rules` (rules_run(), provision-report.c).
+ * the writer and the rules in process, as functions with their options in
+ * a struct: the probe of `plan --new` and fix_run() with the options of
+ * `fix --new` (provision-probe.c), rules_run() (provision-report.c).
  * Their messages go to stderr as they come; stdout carries only our own
  * report, so --json output stays clean.
  *
@@ -116,11 +117,10 @@ void prov_remark(struct disk *d, const char *fmt, ...)
 	d->reason = both;
 }
 
-int prov_call(int (*fn)(void *ctx), void *ctx, char **err)
+int prov_call(int (*fn)(void *ctx), void *ctx)
 {
 	int saved, rc;
 
-	*err = NULL;
 	fflush(stdout);
 	fflush(stderr);
 	saved = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
@@ -132,11 +132,8 @@ int prov_call(int (*fn)(void *ctx), void *ctx, char **err)
 			"cannot send the standard output to the standard error");
 		return rc;
 	}
-	msg_record_start();
-	optind = 0; /* glibc: getopt starts over for the command's own options */
 	rc = fn(ctx);
 	fflush(stdout);
-	*err = msg_record_stop();
 	if (dup2(saved, STDOUT_FILENO) < 0) {
 		msg_err(NULL, errno, "cannot restore the standard output");
 		exit(PA_EXIT_ERROR);

@@ -41,7 +41,7 @@ struct probe {
 	bool has_start;
 	uint64_t new_start; /* bytes */
 	bool new_aligned;   /* no verdict of the new partition is misaligned */
-	char *err;	    /* its last error message */
+	char *err;	    /* its error (the last it printed), malloc'd */
 };
 
 struct disk {
@@ -100,12 +100,11 @@ void prov_remark(struct disk *d, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
 /*
- * Call @fn(@ctx), a command run in process: getopt starts over, its stdout
- * goes to our stderr (its progress is our log), and *err gets its last error
- * (malloc'd, NULL when none).  Its exit bits, or -errno when stdout could
- * not be redirected.
+ * Call @fn(@ctx), a run of fix or rules in process: its stdout goes to our
+ * stderr (its progress is our log).  Its exit bits, or -errno when stdout
+ * could not be redirected.
  */
-int prov_call(int (*fn)(void *ctx), void *ctx, char **err);
+int prov_call(int (*fn)(void *ctx), void *ctx);
 
 /* provision-probe.c */
 struct probe *provision_probe(struct run *r, const struct pa_dev *dev);

@@ -19,7 +19,7 @@
 
 #include "apply/apply.h"
 #include "apply/execute.h"
-#include "apply/label.h"
+#include "core/label.h"
 #include "cli/cli.h"
 #include "cli/fix.h"
 #include "cli/trusted.h"
@@ -178,19 +178,18 @@ static int write_back(const struct pa_backup *b, struct pa_disk *d,
 		      const struct pa_dev *dev, const struct ropts *o,
 		      const struct pa_extent *save, size_t nsave)
 {
-	const struct apply_hooks hooks = {
+	const struct apply_report_ops ops = {
 	    .arg = (void *)dev, .saved = hook_saved, .diags = hook_diags};
-	const struct apply_job job = {.disk = d,
-				      .proof = proof,
-				      .dev = dev,
-				      .devs = l,
-				      .backup_dir = o->backup_dir,
-				      .restore = b,
-				      .save = save,
-				      .nsave = nsave,
-				      .hooks = &hooks};
+	const struct apply_request rq = {.disk = d,
+					 .proof = proof,
+					 .dev = dev,
+					 .devs = l,
+					 .backup_dir = o->backup_dir,
+					 .restore = b,
+					 .save = save,
+					 .nsave = nsave};
 	struct apply_result r;
-	int rc = apply_execute(&job, &r), status = PA_EXIT_OK;
+	int rc = apply_execute(&rq, &ops, &r), status = PA_EXIT_OK;
 
 	apply_result_free(&r);
 	if (rc < 0 && r.stage == APPLY_STAGE_BACKUP) {
@@ -454,7 +453,7 @@ int cmd_restore(int argc, char **argv)
 			"terminal: use --yes");
 		return PA_EXIT_USAGE;
 	}
-	if (cli_trust_dirs(&o.backup_dir, 1) != PA_EXIT_OK)
+	if (cli_trust_dirs(NULL, &o.backup_dir, 1) != PA_EXIT_OK)
 		return PA_EXIT_ERROR;
 	rc = apply_backup_load_trusted(argv[optind], &b, &tf);
 	if (rc < 0) {

@@ -64,6 +64,7 @@ struct opts {
 	bool dry_run;
 	bool force;
 	bool no_reload;
+	struct msg_log *log; /* a caller's (provision): the errors of the run */
 };
 
 static void usage(FILE *f)
@@ -326,7 +327,7 @@ static bool account_id(const char *name, bool user, unsigned long *id)
 }
 
 /* The link, its target, owner, group and mode as the rule asks. */
-static int verify(const struct rules_rule *r, bool silent)
+static int verify(struct msg_log *log, const struct rules_rule *r, bool silent)
 {
 	char link[PATH_MAX];
 	unsigned long uid, gid, mode = strtoul(r->mode, NULL, 8);
@@ -335,38 +336,40 @@ static int verify(const struct rules_rule *r, bool silent)
 	snprintf(link, sizeof(link), "/dev/%s/%s", RULES_LINK_DIR, r->name);
 	if (lstat(link, &st) < 0) {
 		if (!silent)
-			msg_err(link, errno,
-				"missing after udev applied the rules (for %s)",
-				r->dev->path);
+			msg_log_err(log, link, errno,
+				    "missing after udev applied the rules (for %s)",
+				    r->dev->path);
 		return -ENOENT;
 	}
 	if (!S_ISLNK(st.st_mode)) {
 		if (!silent)
-			msg_err(link, 0, "is not a symlink (ASMLib's filesystem?)");
+			msg_log_err(log, link, 0,
+				    "is not a symlink (ASMLib's filesystem?)");
 		return -EEXIST;
 	}
 	if (stat(link, &st) < 0 || !S_ISBLK(st.st_mode) ||
 	    st.st_rdev != makedev(r->dev->major, r->dev->minor)) {
 		if (!silent)
-			msg_err(link, 0, "does not point to %s", r->dev->path);
+			msg_log_err(log, link, 0, "does not point to %s", r->dev->path);
 		return -EEXIST;
 	}
 	if (!account_id(r->owner, true, &uid) || st.st_uid != uid) {
 		if (!silent)
-			msg_err(link, 0, "%s is owned by uid %u, not %s", r->dev->path,
-				(unsigned int)st.st_uid, r->owner);
+			msg_log_err(log, link, 0, "%s is owned by uid %u, not %s",
+				    r->dev->path, (unsigned int)st.st_uid, r->owner);
 		return -EPERM;
 	}
 	if (!account_id(r->group, false, &gid) || st.st_gid != gid) {
 		if (!silent)
-			msg_err(link, 0, "%s has group gid %u, not %s", r->dev->path,
-				(unsigned int)st.st_gid, r->group);
+			msg_log_err(log, link, 0, "%s has group gid %u, not %s",
+				    r->dev->path, (unsigned int)st.st_gid, r->group);
 		return -EPERM;
 	}
 	if ((st.st_mode & 07777) != mode) {
 		if (!silent)
-			msg_err(link, 0, "%s has mode %04o, not %s", r->dev->path,
-				(unsigned int)(st.st_mode & 07777), r->mode);
+			msg_log_err(log, link, 0, "%s has mode %04o, not %s",
+				    r->dev->path, (unsigned int)(st.st_mode & 07777),
+				    r->mode);
 		return -EPERM;
 	}
 	if (!silent)
@@ -404,7 +407,8 @@ static size_t dropped_links(const struct rules_set *s, const char *old, char **a
 }
 
 /* Reload, change events for the named devices, settle, check every link. */
-static int apply_udev(const struct rules_set *s, const char *old, bool *triggered)
+static int apply_udev(struct msg_log *log, const struct rules_set *s, const char *old,
+		      bool *triggered)
 {
 	char *reload[] = {"udevadm", "control", "--reload", NULL};
 	char *settle[] = {"udevadm", "settle", "--timeout=60", NULL};
@@ -416,7 +420,7 @@ static int apply_udev(const struct rules_set *s, const char *old, bool *triggere
 	if (!trigger || !syspath) {
 		free(trigger);
 		free(syspath);
-		msg_err(NULL, ENOMEM, "udev");
+		msg_log_err(log, NULL, ENOMEM, "udev");
 		return PA_EXIT_ERROR;
 	}
 	rc = run(reload);
@@ -441,13 +445,14 @@ static int apply_udev(const struct rules_set *s, const char *old, bool *triggere
 	if (rc == 0)
 		rc = run(settle);
 	if (rc != 0) {
-		msg_err(NULL, rc < 0 ? -rc : 0, "udevadm trigger/settle failed%s",
-			rc > 0 ? " (see its messages)" : "");
+		msg_log_err(log, NULL, rc < 0 ? -rc : 0,
+			    "udevadm trigger/settle failed%s",
+			    rc > 0 ? " (see its messages)" : "");
 		status = PA_EXIT_ERROR;
 		goto out;
 	}
 	for (i = 0; i < s->n; i++)
-		if (verify(&s->v[i], false) < 0)
+		if (verify(log, &s->v[i], false) < 0)
 			status = PA_EXIT_ERROR;
 out:
 	free(trigger);
@@ -637,7 +642,7 @@ static int apply(const struct opts *o, const struct rules_set *set, const char *
 			    : "cannot tell whether this is a chroot (no /proc)");
 		return PA_EXIT_OK;
 	}
-	return apply_udev(set, old, &triggered);
+	return apply_udev(o->log, set, old, &triggered);
 }
 
 /* The command after its options: the map's rules written and applied; exit bits. */
@@ -661,14 +666,14 @@ static int run_map(const struct opts *op, const struct rules_map *map)
 	 */
 	rc = scan_devices(&so, &devs, &scandiags);
 	if (rc < 0) {
-		msg_err(NULL, -rc, "cannot scan the block devices");
+		msg_log_err(o.log, NULL, -rc, "cannot scan the block devices");
 		status = PA_EXIT_ERROR;
 		goto out;
 	}
 	if (build(&o, map, &devs, &set, &diags) < 0)
 		goto nomem;
 	if (diags.n) {
-		msg_diags(&diags);
+		msg_log_diags(o.log, &diags);
 		/* a kickstart chroot often lacks /run: say why IDs may be missing */
 		if (access("/run/udev/data", F_OK) != 0)
 			msg_warn(
@@ -676,7 +681,7 @@ static int run_map(const struct opts *op, const struct rules_map *map)
 			    "udev's database (/run/udev/data) is not here: only "
 			    "PARTUUID (read with libblkid) and DM_UUID keys are known; "
 			    "bind-mount /run or run partalign on the installed system");
-		msg_err(target, 0, "not written: fix the errors above");
+		msg_log_err(o.log, target, 0, "not written: fix the errors above");
 		status = PA_EXIT_ERROR;
 		goto out;
 	}
@@ -685,15 +690,16 @@ static int run_map(const struct opts *op, const struct rules_map *map)
 		goto nomem;
 
 	if (lstat(target, &st) == 0 && !S_ISREG(st.st_mode)) {
-		msg_err(target, 0,
-			"exists and is not a regular file (a link masking the rules?): "
-			"not replacing it");
+		msg_log_err(
+		    o.log, target, 0,
+		    "exists and is not a regular file (a link masking the rules?): "
+		    "not replacing it");
 		status = PA_EXIT_ERROR;
 		goto out;
 	}
 	rc = read_text(target, FILE_MAX, &old);
 	if (rc < 0 && rc != -ENOENT) {
-		msg_err(target, -rc, "cannot read the current rules");
+		msg_log_err(o.log, target, -rc, "cannot read the current rules");
 		status = PA_EXIT_ERROR;
 		goto out;
 	}
@@ -725,13 +731,13 @@ static int run_map(const struct opts *op, const struct rules_map *map)
 		if (o.no_reload || o.root || in_chroot())
 			goto out;
 		for (i = 0; i < set.n; i++)
-			ok &= verify(&set.v[i], true) == 0;
+			ok &= verify(o.log, &set.v[i], true) == 0;
 		if (!ok) {
 			note("some links are missing or wrong: applying the rules "
 			     "again\n");
 			bool triggered = false;
 
-			status = apply_udev(&set, old, &triggered);
+			status = apply_udev(o.log, &set, old, &triggered);
 			if (triggered)
 				status |= PA_EXIT_CHANGED;
 		}
@@ -739,7 +745,7 @@ static int run_map(const struct opts *op, const struct rules_map *map)
 	}
 	rc = write_atomic(target, text, &what);
 	if (rc < 0) {
-		msg_err(target, -rc, "%s", what);
+		msg_log_err(o.log, target, -rc, "%s", what);
 		status = PA_EXIT_ERROR;
 		goto out;
 	}
@@ -747,7 +753,7 @@ static int run_map(const struct opts *op, const struct rules_map *map)
 	status = PA_EXIT_CHANGED | apply(&o, &set, old);
 	goto out;
 nomem:
-	msg_err(NULL, ENOMEM, "rules");
+	msg_log_err(o.log, NULL, ENOMEM, "rules");
 	status = PA_EXIT_ERROR;
 out:
 	free(target);
@@ -760,10 +766,10 @@ out:
 	return status;
 }
 
-static int flush_stdout(int status)
+static int flush_stdout(struct msg_log *log, int status)
 {
 	if (fflush(stdout) != 0 || ferror(stdout)) {
-		msg_err(NULL, errno, "write error on stdout");
+		msg_log_err(log, NULL, errno, "write error on stdout");
 		status |= PA_EXIT_ERROR;
 	}
 	return status;
@@ -779,11 +785,12 @@ int rules_run(const struct rules_opts *ro, const struct rules_map *map)
 	    .root = ro->root,
 	    .dry_run = ro->dry_run,
 	    .no_reload = ro->no_reload,
+	    .log = ro->log,
 	};
 
 	snprintf(o.mode, sizeof(o.mode), "%s", ro->mode);
 	quiet = false;
-	return flush_stdout(run_map(&o, map));
+	return flush_stdout(o.log, run_map(&o, map));
 }
 
 int cmd_rules(int argc, char **argv)
@@ -811,5 +818,5 @@ int cmd_rules(int argc, char **argv)
 	}
 	rules_map_free(&map);
 	diags_free(&diags);
-	return flush_stdout(status);
+	return flush_stdout(NULL, status);
 }

@@ -89,16 +89,23 @@ const char *cli_trust_rule(const struct trust_fail *f)
 							   : TRUST_FILE_RULE;
 }
 
-void cli_trust_refuse(const char *device, const char *given, const struct trust_fail *f,
-		      const char *rule)
+/* cli_trust_refuse(), the line into @log too */
+static void refuse(struct msg_log *log, const char *device, const char *given,
+		   const struct trust_fail *f, const char *rule)
 {
 	char *t = cli_trust_text(given, f);
 
-	msg_err(device, t ? 0 : ENOMEM, "refused: %s; %s", t ? t : given, rule);
+	msg_log_err(log, device, t ? 0 : ENOMEM, "refused: %s; %s", t ? t : given, rule);
 	free(t);
 }
 
-int cli_trust_dirs(const char *const *dirs, size_t n)
+void cli_trust_refuse(const char *device, const char *given, const struct trust_fail *f,
+		      const char *rule)
+{
+	refuse(NULL, device, given, f, rule);
+}
+
+int cli_trust_dirs(struct msg_log *log, const char *const *dirs, size_t n)
 {
 	struct trust_fail f;
 	size_t i;
@@ -111,9 +118,10 @@ int cli_trust_dirs(const char *const *dirs, size_t n)
 		if (rc == 0 || rc == -ENOENT)
 			continue;
 		if (rc == -EPERM)
-			cli_trust_refuse(NULL, dirs[i], &f, TRUST_DIR_RULE);
+			refuse(log, NULL, dirs[i], &f, TRUST_DIR_RULE);
 		else
-			msg_err(NULL, f.err, "refused: %s cannot be checked", f.path);
+			msg_log_err(log, NULL, f.err, "refused: %s cannot be checked",
+				    f.path);
 		return PA_EXIT_ERROR;
 	}
 	return PA_EXIT_OK;

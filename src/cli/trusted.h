@@ -34,9 +34,11 @@ void cli_trust_refuse(const char *device, const char *given, const struct trust_
 /*
  * Before any disk is looked at: each of the @n directories @dirs (NULLs
  * skipped) must be trusted, or not exist yet below trusted ones (partalign
- * makes it, 0700).  PA_EXIT_OK, or PA_EXIT_ERROR after the refusal.
+ * makes it, 0700).  PA_EXIT_OK, or PA_EXIT_ERROR after the refusal (also
+ * into @log, which may be NULL).
  */
-int cli_trust_dirs(const char *const *dirs, size_t n);
+struct msg_log;
+int cli_trust_dirs(struct msg_log *log, const char *const *dirs, size_t n);
 
 /* A warning when PARTALIGN_TOOLDIR is set but not trusted (it is ignored). */
 void cli_trust_tooldir(void);

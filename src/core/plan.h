@@ -24,7 +24,7 @@ enum pa_label {
 	PA_LABEL_OTHER,
 };
 
-/* One GPT copy (header and entry array) as checked raw; the order of apply/label.h. */
+/* One GPT copy (header and entry array) as checked raw; the order of core/label.h. */
 enum pa_gpt_copy {
 	PA_GPT_OK = 0,
 	PA_GPT_NO_HEADER,  /* no "EFI PART" signature */

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -480,4 +481,13 @@ int file_publish(const char *path, const void *data, size_t len, mode_t mode)
 		return rc;
 	}
 	return file_tmp_publish(&t);
+}
+
+bool dir_same(const char *a, const char *b)
+{
+	char ra[PATH_MAX], rb[PATH_MAX];
+
+	if (strcmp(a, b) == 0)
+		return true;
+	return realpath(a, ra) && realpath(b, rb) && strcmp(ra, rb) == 0;
 }

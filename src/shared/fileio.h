@@ -9,6 +9,7 @@
 #define PARTALIGN_SHARED_FILEIO_H
 
 #include <dirent.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stddef.h>
 #include <sys/types.h>
@@ -62,6 +63,9 @@ char *path_dir(const char *path);
 /* @dir and every missing parent, each made with @mode; existing directories are fine,
  * an existing non-directory is -ENOTDIR. */
 int mkdir_p(const char *dir, mode_t mode);
+
+/* Do two directory names name the same directory (either may not exist yet)? */
+bool dir_same(const char *a, const char *b);
 
 /* fsync() of the directory @dir: makes its entries (a rename, a new file) durable. */
 int fsync_dir(const char *dir);

@@ -14,7 +14,7 @@
 #include "fuzz.h"
 
 #include "apply/apply.h"
-#include "apply/label.h"
+#include "core/label.h"
 
 #define DISK_MAX (1ull << 30)
 

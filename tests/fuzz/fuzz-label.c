@@ -9,7 +9,7 @@
 
 #include "fuzz.h"
 
-#include "apply/label.h"
+#include "core/label.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

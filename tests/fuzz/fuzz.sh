@@ -23,9 +23,9 @@ san="-fsanitize=address,undefined -fno-sanitize-recover=all"
 cflags="-g -O1 -fno-omit-frame-pointer $san -std=gnu11 -I$bld -I$src/src $FUZZ_LIBCFLAGS"
 mkdir -p "$out/obj"
 
-# the code under test: the pure core, the scanner, the label and backup
-# readers of apply
-lib=("$src"/src/core/*.c "$src"/src/shared/*.c "$src"/src/scan/*.c "$src"/src/apply/label.c
+# the code under test: the pure core (with the label parser), the scanner, the backup
+# reader of apply
+lib=("$src"/src/core/*.c "$src"/src/shared/*.c "$src"/src/scan/*.c
 	"$src"/src/apply/backup.c "$src"/src/apply/disk.c)
 obj() { echo "$out/obj/$(basename "$(dirname "$1")")-$(basename "$1" .c).o"; }
 objs=()

@@ -17,7 +17,7 @@
 #include "label-images.h"
 
 #include "apply/apply.h"
-#include "apply/label.h"
+#include "core/label.h"
 
 #define DISK_GUID "A3A2A1A0-A5A4-A7A6-A8A9-AAABACADAEAF"
 

@@ -13,7 +13,7 @@
 #include "unit.h"
 #include "label-images.h"
 
-#include "apply/label.h"
+#include "core/label.h"
 
 #define DISK_GUID "A3A2A1A0-A5A4-A7A6-A8A9-AAABACADAEAF"
 #define GUID_3 "33323130-3534-3736-3839-3A3B3C3D3E3F"

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "apply/label.h"
+#include "core/label.h"
 #include "core/crc32.h"
 #include "shared/endian.h"
 #include "shared/hex.h"
