@@ -147,20 +147,4 @@ int cmd_udev(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_resume(int argc, char **argv);
 
-/* What `partalign rules` takes, for a caller that has built the map itself. */
-struct rules_opts {
-	enum rules_match match;
-	const char *owner; /* for entries without their own */
-	const char *group;
-	const char *mode; /* four octal digits */
-	const char *output;
-	const char *root; /* NULL: the running system */
-	bool dry_run;
-	bool no_reload;
-	struct msg_log *log; /* NULL, or where the run's errors go too */
-};
-
-/* `partalign rules` on @map (the caller's); returns its exit bits. */
-int rules_run(const struct rules_opts *o, const struct rules_map *map);
-
 #endif

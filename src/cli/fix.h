@@ -1,22 +1,29 @@
 /*
- * plan, fix and resume on the command line.  cmd_plan, cmd_fix (plan.c) and
- * cmd_resume (resume.c) parse their own options into a struct fix_opts and
- * run fix_run(); plan.c scans, plans and shows each disk and hands a fix
- * past its last refusal to fix_execute() (fix.c), which runs the write
- * sequence of src/apply and says what happened.  Calls go one way only:
- * resume.c -> plan.c -> fix.c -> move-cli.c.
+ * The types of a plan, fix or resume run, shared by the files that carry
+ * it out: the options (struct fix_opts, set by fix-opts.c or by resume and
+ * provision themselves) and one disk's state from its scan to its result
+ * (struct fix_job).  No functions: each fix-*.c file has its own header.
+ * The calls go one way: cmd-plan.c, cmd-fix.c, cmd-resume.c and
+ * provision-probe.c -> fix-run.c -> fix-prepare.c (fix-move.c), fix-table.c,
+ * fix-advice.c, fix-write.c -> src/apply.
  */
-#ifndef PARTALIGN_FIX_H
-#define PARTALIGN_FIX_H
+#ifndef PARTALIGN_CLI_FIX_H
+#define PARTALIGN_CLI_FIX_H
 
 #include <stdbool.h>
 
 #include "apply/apply.h"
 #include "apply/move.h"
 #include "cli/cli.h"
-#include "cli/move-cli.h"
 #include "core/device.h"
 #include "core/plan.h"
+
+struct fix_move_opts {
+	const char *journal_dir; /* NULL: move_journal_dir_default() */
+	bool verify;
+	bool quiet;
+	bool resume_only; /* resume: never start a move, only finish one */
+};
 
 struct fix_opts {
 	bool fix;
@@ -26,28 +33,9 @@ struct fix_opts {
 	int wait_ms;
 	struct pa_plan_opts plan;
 	struct out_opts out;
-	struct cli_move_opts move; /* --move-data: journal, --verify, --quiet */
+	struct fix_move_opts move; /* --move-data: journal, --verify, --quiet */
 	struct msg_log *log;	   /* a caller's (provision): the errors of the run */
 };
-
-/* The defaults of plan (@fix false) or fix. */
-void fix_opts_init(struct fix_opts *o, bool fix);
-
-/* --wait SECONDS into *ms; false with a message on error. */
-bool fix_parse_wait(const char *arg, int *ms);
-
-/*
- * Plan (o->fix false) or fix each of the @n @devices in turn, as the
- * options say, and print the table.  Returns the exit bits, OR-ed.
- */
-int fix_run(struct fix_opts *o, char *const *devices, size_t n);
-
-/*
- * A multipath map's users, from the device-mapper's open counts of the map
- * and its kpartx partition maps (plan_refusal_map_in_use() judges them):
- * a malloc'd reason, or NULL when it is not in use.
- */
-char *fix_map_in_use(const struct pa_devlist *l, const struct pa_dev *map);
 
 /* A partition's file system off the device's stripe, and the mkfs that matches. */
 struct fix_fsadv {
@@ -80,44 +68,5 @@ struct fix_job {
 	struct fix_fsadv *fsadv;
 	size_t nfsadv;
 };
-
-/*
- * After prepare(): a stacked device (an LV, crypt or other dm device, an md
- * array) judged at its place on the disks below, with the PV labels and the
- * file system read as check --probe reads them, into j->stack_reason and
- * j->advice (the command for the layer blamed, and mkfs for a file system
- * off the stripe).  A stacked device without a partition table is not
- * refused for that (*st loses the bit).  Returns exit bits (4 with advice).
- */
-int fix_stack_advice(const struct fix_opts *o, struct fix_job *j, int *st);
-
-/*
- * plan on a disk: the file systems of its partitions read as check --probe
- * reads them, each one made for another stripe into j->fsadv.  Advice only:
- * the exit status stays what the partition table gives.  0 or -ENOMEM.
- */
-int fix_fs_advice(const struct fix_opts *o, struct fix_job *j);
-
-/* The advice of partition @num of @j, or NULL. */
-const struct fix_fsadv *fix_fsadv_of(const struct fix_job *j, unsigned int num);
-
-/* What fix_stack_advice() and fix_fs_advice() kept in @j. */
-void fix_advice_free(struct fix_job *j);
-
-/* plan's table: each stacked device's and file system's advice below it */
-void fix_print_advice(const struct fix_job *jobs, size_t n);
-
-/*
- * What apply_proof_change() found, as words for a message ("the primary
- * GPT entries changed (byte 1536)", "/dev/sdb1 is open by process 4242
- * (dd)"); device numbers named from @l.  malloc'd, NULL on ENOMEM.
- */
-char *fix_change_text(const struct pa_change *c, const struct pa_devlist *l);
-
-/*
- * Past the confirmation: write @j's plan (apply_execute), tell what
- * happened, set j->result and j->backup.  Returns exit bits.
- */
-int fix_execute(const struct fix_opts *o, struct fix_job *j);
 
 #endif

@@ -1,6 +1,6 @@
 /*
  * The audit's side of --move-data: `partalign check` warns about every disk
- * with an unfinished move.  Apart from resume.c because the audit program
+ * with an unfinished move.  Apart from fix-move.c because the audit program
  * does not link libparted.
  */
 #include "config.h"
@@ -10,7 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/move-cli.h"
+#include "cli/cli.h"
+#include "cli/move-pending.h"
 #include "core/exitcodes.h"
 #include "core/marker.h"
 #include "scan/scan.h"

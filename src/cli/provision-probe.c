@@ -8,7 +8,7 @@
  * the plan, an unfinished move, libparted's acceptance of the new table) and
  * keeps the answer as a struct; it writes nothing.  The rules are plan's own
  * (plan_refusal_in_use, plan_kernel_stale, fix_map_in_use); the open and lock
- * sequence repeats plan.c's, which has no probe to share.  fix --new is
+ * sequence repeats fix-prepare.c's, which has no probe to share.  fix --new is
  * fix_run() with the options of `fix --new --name NAME --yes`; its stdout
  * (progress meant for a terminal) joins our stderr, so provision's stdout
  * carries only the report.  The reason of a refusal or failure is the error
@@ -25,8 +25,10 @@
 
 #include "apply/apply.h"
 #include "cli/cli.h"
-#include "cli/fix.h"
-#include "cli/move-cli.h"
+#include "cli/fix-move.h"
+#include "cli/fix-opts.h"
+#include "cli/fix-prepare.h"
+#include "cli/fix-run.h"
 #include "cli/provision.h"
 #include "core/exitcodes.h"
 #include "core/plan.h"
@@ -100,7 +102,7 @@ static int probe_plan(struct msg_log *log, struct run *r, const struct pa_dev *d
 		      struct pa_plan *p, bool *planned)
 {
 	struct pa_plan_opts po = {.grain = r->grain, .new_disk = true};
-	struct cli_move_opts mo = {0};
+	struct fix_move_opts mo = {0};
 	struct pa_mover *mv = NULL; /* stays NULL: no --move-data */
 	struct pa_disk disk = {0};
 	struct pa_shadow *sh = NULL;
@@ -122,7 +124,7 @@ static int probe_plan(struct msg_log *log, struct run *r, const struct pa_dev *d
 	}
 	/* an unfinished move refuses the disk, as in plan */
 	if (rc == 0)
-		rc = cli_move_prepare(log, &mo, &po, &r->devs, dev, p, &mv);
+		rc = fix_move_prepare(log, &mo, &po, &r->devs, dev, p, &mv);
 	if (rc < 0) {
 		msg_log_diags(log, &msgs);
 		msg_log_err(log, dev->path, -rc, "cannot read the partition table");

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/cmd-rules.h"
 #include "cli/provision.h"
 #include "core/exitcodes.h"
 #include "core/provconf.h"

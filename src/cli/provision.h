@@ -1,5 +1,5 @@
 /*
- * partalign provision, shared by its files: provision.c (the command, its
+ * partalign provision, shared by its files: cmd-provision.c (the command, its
  * options and the order of the steps), provision-probe.c (what fix --new
  * would do on a disk, and fix --new itself, in process), provision-disks.c
  * (which disk is which; create, keep or refuse each partition; the check
@@ -85,7 +85,7 @@ struct run {
 	int status;
 };
 
-/* provision.c: out of memory is fatal here (a message, exit 8) */
+/* cmd-provision.c: out of memory is fatal here (a message, exit 8) */
 void prov_nomem(void) __attribute__((noreturn));
 char *prov_strdup(const char *s);
 char *prov_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

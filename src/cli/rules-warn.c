@@ -2,7 +2,7 @@
  * partalign rules: the warnings that do not stop a rules file -- owner and
  * group names the target system lacks, Oracle's own ASM drivers installed
  * beside the rules, and other rules files (or udev's database) that claim
- * the same /dev/oracleasm links.  Split from rules.c; see there.
+ * the same /dev/oracleasm links.  Split from cmd-rules.c; see there.
  */
 #include "config.h"
 

@@ -1,4 +1,4 @@
-/* partalign rules: shared by rules.c and rules-warn.c. */
+/* partalign rules: shared by cmd-rules.c and rules-warn.c. */
 #ifndef PA_CLI_RULES_WARN_H
 #define PA_CLI_RULES_WARN_H
 

@@ -2,8 +2,8 @@
  * The command-line side of an unfinished move, while plan, fix and resume
  * read a disk: what apply_move_find() found is said (the warnings), and
  * the refusal core/refusal.c words for it goes into the plan; the place of
- * a new move's journal likewise.  It calls nothing of plan.c, fix.c or
- * resume.c.
+ * a new move's journal likewise.  It calls nothing of the other fix-*.c
+ * files.
  */
 #include "config.h"
 
@@ -11,18 +11,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/move-cli.h"
+#include "cli/fix-move.h"
+#include "cli/move-pending.h"
 #include "cli/trusted.h"
 #include "core/refusal.h"
 #include "shared/fileio.h"
 
-static const char *jdir(const struct cli_move_opts *mo)
+static const char *jdir(const struct fix_move_opts *mo)
 {
 	return mo && mo->journal_dir ? mo->journal_dir : move_journal_dir_default();
 }
 
 /* The refusal of @f, said in its words, over any other of @p. */
-static int refuse_move(const struct cli_move_opts *mo, const struct pa_dev *dev,
+static int refuse_move(const struct fix_move_opts *mo, const struct pa_dev *dev,
 		       struct pa_plan *p, const struct apply_move_found *f)
 {
 	const struct pa_table *t = &p->table;
@@ -50,7 +51,7 @@ static int refuse_move(const struct cli_move_opts *mo, const struct pa_dev *dev,
 	return rc;
 }
 
-int cli_move_prepare(struct msg_log *log, const struct cli_move_opts *mo,
+int fix_move_prepare(struct msg_log *log, const struct fix_move_opts *mo,
 		     const struct pa_plan_opts *po, const struct pa_devlist *l,
 		     const struct pa_dev *dev, struct pa_plan *p, struct pa_mover **mv)
 {
@@ -92,7 +93,7 @@ int cli_move_prepare(struct msg_log *log, const struct cli_move_opts *mo,
 	return rc;
 }
 
-int cli_move_check_location(const struct cli_move_opts *mo, const struct pa_plan_opts *po,
+int fix_move_check_location(const struct fix_move_opts *mo, const struct pa_plan_opts *po,
 			    const struct pa_devlist *l, const struct pa_dev *dev,
 			    struct pa_plan *p)
 {

@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/cmd-rules.h"
 #include "cli/rules-warn.h"
 #include "core/exitcodes.h"
 #include "core/rules.h"

@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "apply/execute.h"
-#include "cli/fix.h"
+#include "cli/fix-write.h"
 #include "core/exitcodes.h"
 #include "shared/size.h"
 

@@ -2,14 +2,15 @@
  * partalign resume: `resume DEVICE` is `fix --move-data --yes DEVICE` for a
  * disk that has a journal: the plan comes from the journal, the data moves
  * on from its last progress record, then the table is written.  It parses
- * its own options and runs fix_run() (plan.c) with them.
+ * its own options and runs fix_run() (fix-run.c) with them.
  */
 #include "config.h"
 
 #include <getopt.h>
 #include <stdio.h>
 
-#include "cli/fix.h"
+#include "cli/fix-opts.h"
+#include "cli/fix-run.h"
 #include "core/exitcodes.h"
 
 static void usage(FILE *f)

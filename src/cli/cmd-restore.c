@@ -21,7 +21,7 @@
 #include "apply/execute.h"
 #include "core/label.h"
 #include "cli/cli.h"
-#include "cli/fix.h"
+#include "cli/fix-write.h"
 #include "cli/trusted.h"
 #include "core/marker.h"
 #include "core/exitcodes.h"

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "cli/fix.h"
+#include "cli/fix-advice.h"
 #include "core/exitcodes.h"
 #include "core/layers.h"
 #include "scan/scan.h"
