@@ -148,24 +148,6 @@ static int write_atomic(const char *path, const char *text, const char **what)
 	return rc;
 }
 
-/* "ROOT" + "PATH", PATH absolute. */
-char *rules_rooted(const char *root, const char *path)
-{
-	char *s;
-
-	if (!root)
-		return strdup(path);
-	if (asprintf(&s, "%s%s", root, path) < 0)
-		return NULL;
-	return s;
-}
-
-/* A name that is all digits: a numeric uid or gid. */
-bool rules_numeric(const char *s)
-{
-	return strspn(s, "0123456789") == strlen(s);
-}
-
 /* ---- checks of one device --------------------------------------------- */
 
 static int resolve(const struct pa_devlist *l, const struct rules_entry *e,

@@ -3,10 +3,11 @@
  * options and the order of the steps), provision-probe.c (what fix --new
  * would do on a disk, and fix --new itself, in process), provision-disks.c
  * (which disk is which; create, keep or refuse each partition; the check
- * afterwards) and provision-report.c (the rules step and the report).
+ * afterwards), provision-report.c (the rules step and the report) and
+ * provision-util.c (memory, notes and outcomes, calls in process).
  *
  * Ownership: a struct run owns the configuration, both scans, the probes and
- * every string of the results; provision_run_free() releases them.  Devices
+ * every string of the results; run_free() (cmd-provision.c) releases them.  Devices
  * of a scan are borrowed by the disks and probes that name them.
  */
 #ifndef PARTALIGN_PROVISION_H
@@ -85,7 +86,7 @@ struct run {
 	int status;
 };
 
-/* cmd-provision.c: out of memory is fatal here (a message, exit 8) */
+/* provision-util.c: out of memory is fatal here (a message, exit 8) */
 void prov_nomem(void) __attribute__((noreturn));
 char *prov_strdup(const char *s);
 char *prov_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

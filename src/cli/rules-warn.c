@@ -1,8 +1,9 @@
 /*
- * partalign rules: the warnings that do not stop a rules file -- owner and
- * group names the target system lacks, Oracle's own ASM drivers installed
- * beside the rules, and other rules files (or udev's database) that claim
- * the same /dev/oracleasm links.  Split from cmd-rules.c; see there.
+ * partalign rules: paths under --root, and the warnings that do not stop a
+ * rules file -- owner and group names the target system lacks, Oracle's own
+ * ASM drivers installed beside the rules, and other rules files (or udev's
+ * database) that claim the same /dev/oracleasm links.  Split from
+ * cmd-rules.c; see there.
  */
 #include "config.h"
 
@@ -20,6 +21,24 @@
 #include "cli/rules-warn.h"
 #include "core/rules.h"
 #include "shared/fileio.h"
+
+/* "ROOT" + "PATH", PATH absolute. */
+char *rules_rooted(const char *root, const char *path)
+{
+	char *s;
+
+	if (!root)
+		return strdup(path);
+	if (asprintf(&s, "%s%s", root, path) < 0)
+		return NULL;
+	return s;
+}
+
+/* A name that is all digits: a numeric uid or gid. */
+bool rules_numeric(const char *s)
+{
+	return strspn(s, "0123456789") == strlen(s);
+}
 
 void rules_warn_accounts(const struct rules_set *s, const char *root)
 {

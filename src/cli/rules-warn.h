@@ -1,4 +1,4 @@
-/* partalign rules: shared by cmd-rules.c and rules-warn.c. */
+/* partalign rules: what cmd-rules.c takes from rules-warn.c. */
 #ifndef PA_CLI_RULES_WARN_H
 #define PA_CLI_RULES_WARN_H
 
@@ -7,11 +7,10 @@
 /* Largest map or rules file read. */
 #define FILE_MAX (4u << 20)
 
-/* path below root (NULL or "/": path itself), malloc'd; NULL without memory */
+/* ROOT + PATH (PATH absolute; no ROOT: PATH), malloc'd; NULL without memory */
+char *rules_rooted(const char *root, const char *path);
 /* all digits: a numeric uid or gid */
 bool rules_numeric(const char *s);
-
-char *rules_rooted(const char *root, const char *path);
 
 /* warnings on stderr; nothing here stops the rules from being written */
 void rules_warn_accounts(const struct rules_set *s, const char *root);

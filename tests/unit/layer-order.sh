@@ -8,7 +8,11 @@
 #     library of a layer above it (nm);
 #  3. names: no .c file name in two layers, and no include circle among the
 #     files of src/cli (file A includes the header of B and B that of A,
-#     directly or around a longer circle; tsort finds them).
+#     directly or around a longer circle; tsort finds them);
+#  4. calls: no call circle among the files of src/core, nor among those of
+#     src/cli (A's object calls a function B's defines and B's one of A's,
+#     directly or around a longer circle; from nm, as 2.; a header shared
+#     by several files, such as provision.h, hides such a circle from 3.).
 # PA_LAYER_SRC names another source tree to check (to see it fail on purpose).
 # Exit: 0 pass, 1 fail, 77 skip, 99 hard error (automake's conventions).
 
@@ -106,6 +110,53 @@ if ! printf '%s\n' "$edges" | tsort >/dev/null 2>"$tmp/tsort"; then
 	bad "include circle in src/cli: $(tr '\n' ' ' <"$tmp/tsort")"
 fi
 
+# 4. call circles among the objects of one layer (when built): an edge from
+# each object's stem to the stem of every object of the same layer that
+# defines a function it calls; the programs' and the library's objects
+# carry the target's prefix (partalign_apply-fix-run.o: fix-run)
+# callgraph OBJECT...: "CALLER CALLEE" lines
+callgraph() {
+	nm -A "$@" 2>/dev/null | awk '
+		{
+			file = $1
+			sub(/:[^:]*$/, "", file)	# "lib.a:member.o" or "dir/x.o"
+			sub(/^.*[:\/]/, "", file)
+			sub(/\.o$/, "", file)
+			sub(/^[a-z_]*-/, "", file)	# the target prefix
+			sym = $NF
+			kind = $(NF - 1)
+		}
+		kind == "U" { use[file, sym] = 1; next }
+		kind == "T" { def[sym] = file }
+		END {
+			for (k in use) {
+				split(k, p, SUBSEP)
+				if ((p[2] in def) && def[p[2]] != p[1])
+					print p[1], def[p[2]]
+			}
+		}' | sort -u
+}
+if command -v nm >/dev/null 2>&1 && [ -z "${PA_LAYER_SRC:-}" ]; then
+	for set in "core:$top_builddir/libpacore.a" \
+		"cli:$top_builddir/src/cli/partalign_apply-*.o" \
+		"cli:$top_builddir/src/cli/partalign-*.o"; do
+		layer=${set%%:*}
+		# shellcheck disable=SC2086 # the pattern is meant to expand
+		objs=$(ls ${set#*:} 2>/dev/null)
+		if [ -z "$objs" ]; then
+			echo "ERROR: no objects for ${set#*:}: build first" >&2
+			exit 99
+		fi
+		# shellcheck disable=SC2086
+		callgraph $objs >"$tmp/calls"
+		[ -s "$tmp/calls" ] || bad "$layer: no calls between its files found (nm)"
+		if ! tsort "$tmp/calls" >/dev/null 2>"$tmp/tsort"; then
+			bad "call circle in src/$layer: $(grep -v 'input contains a loop' "$tmp/tsort" |
+				sed 's/^tsort: //' | tr '\n' ' ')"
+		fi
+	done
+fi
+
 [ $fail = 0 ] || exit 1
-echo "ok: the layers include and call downwards only; no name in two layers; no include circle in src/cli"
+echo "ok: the layers include and call downwards only; no name in two layers; no include or call circle in src/cli, no call circle in src/core"
 exit 0
