@@ -13,15 +13,16 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "apply/label.h"
 #include "cli/cli.h"
-#include "shared/fileio.h"
-#include "cli/move-cli.h"
+#include "cli/move-pending.h"
 #include "core/exitcodes.h"
+#include "core/label.h"
 #include "core/layers.h"
 #include "core/plan.h"
+#include "core/stack-advise.h"
 #include "core/units.h"
 #include "scan/scan.h"
+#include "shared/fileio.h"
 
 enum {
 	COL_NAME,
@@ -175,6 +176,7 @@ struct row {
 	bool checked;
 	enum pa_verdict fs; /* --probe: the file system's geometry (layers_check_fs) */
 	char fs_reason[256];
+	struct pa_fs_clauses fs_cl; /* where its clauses are */
 	char reason[PA_REASON_TEXT_MAX + 512];
 };
 
@@ -238,18 +240,21 @@ static void join_clauses(struct row *r, const struct clause *cl, unsigned int n,
 		}
 }
 
-/* The file system's clause, "fs: " before its first part. */
-static unsigned int fs_clauses(const char *fs, char *buf, size_t len, struct clause *cl)
+/* The file system's clauses, "fs: " before the first. */
+static unsigned int fs_clauses(const struct row *r, char *buf, size_t len,
+			       struct clause *cl)
 {
-	unsigned int n = 0;
-	const char *p, *e;
+	const size_t pre = 4; /* "fs: " */
+	unsigned int n = 0, i;
 
-	snprintf(buf, len, "fs: %s", fs);
-	for (p = buf; *p && n < 8; p = *e ? e + 2 : e) {
-		e = strstr(p, "; ");
-		if (!e)
-			e = p + strlen(p);
-		cl[n++] = (struct clause){.p = p, .n = (size_t)(e - p), .fs = n == 0};
+	snprintf(buf, len, "fs: %s", r->fs_reason);
+	for (i = 0; i < r->fs_cl.n && pre + r->fs_cl.v[i].off < len; i++) {
+		size_t off = i ? pre + r->fs_cl.v[i].off : 0,
+		       end = pre + r->fs_cl.v[i].off + r->fs_cl.v[i].len;
+
+		if (end >= len)
+			end = len - 1;
+		cl[n++] = (struct clause){.p = buf + off, .n = end - off, .fs = true};
 	}
 	return n;
 }
@@ -290,7 +295,7 @@ static void row_reason(struct row *r, bool terminal)
 	/* the file system: a miss, or a geometry the device has no optimal I/O for */
 	if (r->fs_reason[0] &&
 	    (r->fs == PA_VERDICT_MISALIGNED || d->fs_unit || d->fs_width))
-		n += fs_clauses(r->fs_reason, fs, sizeof(fs), cl + n);
+		n += fs_clauses(r, fs, sizeof(fs), cl + n);
 	join_clauses(r, cl, n, terminal);
 }
 
@@ -815,8 +820,8 @@ static int check_rows(const struct check_opts *co, const struct pa_devlist *l,
 		r->checked = rows[i].checked;
 		r->reason[0] = '\0';
 		memset(&r->c, 0, sizeof(r->c));
-		r->fs =
-		    layers_check_fs(r->d, r->fs_reason, sizeof(r->fs_reason), NULL, 0);
+		r->fs = layers_check_fs(r->d, r->fs_reason, sizeof(r->fs_reason), NULL, 0,
+					&r->fs_cl);
 		if (r->fs == PA_VERDICT_MISALIGNED)
 			status |= PA_EXIT_MISALIGNED;
 		if (r->checked) {

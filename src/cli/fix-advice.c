@@ -76,7 +76,7 @@ int fix_stack_advice(const struct fix_opts *o, struct fix_job *j, int *st)
 		adv[0] = '\0';
 	else
 		reason_render(&c.why, reason, sizeof(reason), NULL, NULL);
-	if (layers_check_fs(d, fsr, sizeof(fsr), fsfix, sizeof(fsfix)) !=
+	if (layers_check_fs(d, fsr, sizeof(fsr), fsfix, sizeof(fsfix), NULL) !=
 	    PA_VERDICT_MISALIGNED)
 		fsr[0] = fsfix[0] = '\0';
 	if (!adv[0] && !fsfix[0])
@@ -119,7 +119,7 @@ int fix_fs_advice(const struct fix_opts *o, struct fix_job *j)
 		struct fix_fsadv *v;
 
 		if (p->disk != d || p->kind != PA_KIND_PART ||
-		    layers_check_fs(p, why, sizeof(why), fix, sizeof(fix)) !=
+		    layers_check_fs(p, why, sizeof(why), fix, sizeof(fix), NULL) !=
 			PA_VERDICT_MISALIGNED ||
 		    !fix[0])
 			continue;

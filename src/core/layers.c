@@ -382,7 +382,7 @@ int layers_advise(const struct pa_devlist *l, const struct pa_dev *d,
 }
 
 enum pa_verdict layers_check_fs(const struct pa_dev *d, char *reason, size_t len,
-				char *fix, size_t fixlen)
+				char *fix, size_t fixlen, struct pa_fs_clauses *cl)
 {
 	struct pa_fs_geom g = {0};
 	uint64_t size = d->disk ? d->disk->size : d->size;
@@ -392,6 +392,8 @@ enum pa_verdict layers_check_fs(const struct pa_dev *d, char *reason, size_t len
 		reason[0] = '\0';
 	if (fix && fixlen)
 		fix[0] = '\0';
+	if (cl)
+		cl->n = 0;
 	if (!d->fs_geom_known)
 		return PA_VERDICT_NA;
 	g.fs = d->fs_name;
@@ -400,5 +402,5 @@ enum pa_verdict layers_check_fs(const struct pa_dev *d, char *reason, size_t len
 	g.blocksize = d->fs_blocksize;
 	return stack_fs_check(&g, d->topo.min_io,
 			      align_optimal_usable(&d->topo, size, &why), reason, len,
-			      fix, fixlen);
+			      fix, fixlen, cl);
 }

@@ -11,6 +11,8 @@
 #include "core/align.h"
 #include "core/device.h"
 
+struct pa_fs_clauses; /* core/stack-advise.h */
+
 /*
  * A stacked dm device (LVM, crypt, other dm; not a multipath map or a kpartx
  * partition) whose table the scanner read, an md array whose layout it read
@@ -43,9 +45,9 @@ int layers_advise(const struct pa_devlist *l, const struct pa_dev *d,
  * data disks the kernel derives), by stack_fs_check().  PA_VERDICT_NA with an
  * empty @reason when no geometry was read.  @reason gets "XFS swidth 128 KiB,
  * the device's optimal I/O is 192 KiB", @fix the mkfs command that would
- * match (may be NULL).
+ * match (may be NULL), @cl where each clause of @reason is (may be NULL).
  */
 enum pa_verdict layers_check_fs(const struct pa_dev *d, char *reason, size_t len,
-				char *fix, size_t fixlen);
+				char *fix, size_t fixlen, struct pa_fs_clauses *cl);
 
 #endif

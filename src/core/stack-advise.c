@@ -221,82 +221,114 @@ static void fs_fix(const struct pa_fs_geom *g, uint64_t min_io, uint64_t opt_io,
 			 lvm_size(su, a, sizeof(a)), opt_io / su);
 }
 
+/* The reason being written: its buffer and where its clauses are. */
+struct fs_text {
+	char *buf;
+	size_t size;
+	bool more;
+	struct pa_fs_clauses *cl;
+};
+
+static void fs_mark(struct fs_text *t, size_t off, size_t len)
+{
+	if (t->cl && t->cl->n < PA_FS_CLAUSES_MAX && off <= UINT16_MAX &&
+	    len <= UINT16_MAX) {
+		t->cl->v[t->cl->n].off = (uint16_t)off;
+		t->cl->v[t->cl->n].len = (uint16_t)len;
+		t->cl->n++;
+	}
+}
+
 /* A clause after "; ", or "; ..." once when it has no room. */
-static void fs_clause(char *buf, size_t size, bool *more, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static void fs_clause(char *buf, size_t size, bool *more, const char *fmt, ...)
+static void fs_clause(struct fs_text *t, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void fs_clause(struct fs_text *t, const char *fmt, ...)
 {
 	char piece[PA_REASON_TEXT_MAX];
-	size_t used;
+	size_t used, sep;
 	va_list ap;
 
-	if (!size)
+	if (!t->size)
 		return;
-	used = strlen(buf);
+	used = strlen(t->buf);
+	sep = used ? 2 : 0;
 	va_start(ap, fmt);
 	vsnprintf(piece, sizeof(piece), fmt, ap);
 	va_end(ap);
-	if (used + 2 + strlen(piece) >= size) {
-		if (used + 5 < size && !*more)
-			memcpy(buf + used, "; ...", 6);
-		*more = true;
+	if (used + 2 + strlen(piece) >= t->size) {
+		if (used + 5 < t->size && !t->more) {
+			memcpy(t->buf + used, "; ...", 6);
+			fs_mark(t, used + 2, 3);
+		}
+		t->more = true;
 		return;
 	}
-	snprintf(buf + used, size - used, "%s%s", used ? "; " : "", piece);
-	*more = false;
+	snprintf(t->buf + used, t->size - used, "%s%s", sep ? "; " : "", piece);
+	fs_mark(t, used + sep, strlen(piece));
+	t->more = false;
+}
+
+/* The reason of one clause only. */
+static void fs_only(struct fs_text *t, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void fs_only(struct fs_text *t, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!t->size)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(t->buf, t->size, fmt, ap);
+	va_end(ap);
+	fs_mark(t, 0, strlen(t->buf));
 }
 
 enum pa_verdict stack_fs_check(const struct pa_fs_geom *g, uint64_t min_io,
 			       uint64_t opt_io, char *reason, size_t len, char *fix,
-			       size_t fixlen)
+			       size_t fixlen, struct pa_fs_clauses *cl)
 {
+	struct fs_text t = {.buf = reason, .size = len, .cl = cl};
 	const char *fs = g->fs ? g->fs : "the file system";
 	bool ext4 = g->fs && !strcmp(g->fs, "ext4");
 	const char *un = ext4 ? "stride" : "sunit",
 		   *wn = ext4 ? "stripe_width" : "swidth";
 	enum pa_verdict v = PA_VERDICT_OK;
-	bool more = false;
 	char a[32], b[32];
 
+	if (cl)
+		cl->n = 0;
 	if (len)
 		reason[0] = '\0';
 	fs_fix(g, min_io, opt_io, fix, fixlen);
 	if (!opt_io && !g->width && !g->unit) {
-		if (len)
-			snprintf(reason, len,
-				 "%s has no stripe geometry, nor does the device", fs);
+		fs_only(&t, "%s has no stripe geometry, nor does the device", fs);
 		return PA_VERDICT_NA;
 	}
 	if (!opt_io) {
-		if (len)
-			snprintf(reason, len,
-				 "%s %s %s, the device reports no optimal I/O size", fs,
-				 wn, units_exact(g->width, a, sizeof(a)));
+		fs_only(&t, "%s %s %s, the device reports no optimal I/O size", fs, wn,
+			units_exact(g->width, a, sizeof(a)));
 		return PA_VERDICT_NA;
 	}
 	if (!g->width || !g->unit) {
-		if (len)
-			snprintf(
-			    reason, len,
-			    "%s has no stripe geometry, the device's optimal I/O is %s",
-			    fs, units_exact(opt_io, a, sizeof(a)));
+		fs_only(&t, "%s has no stripe geometry, the device's optimal I/O is %s",
+			fs, units_exact(opt_io, a, sizeof(a)));
 		return PA_VERDICT_MISALIGNED;
 	}
 	if (g->width % opt_io) {
-		fs_clause(reason, len, &more, "%s %s %s, the device's optimal I/O is %s",
-			  fs, wn, units_exact(g->width, a, sizeof(a)),
+		fs_clause(&t, "%s %s %s, the device's optimal I/O is %s", fs, wn,
+			  units_exact(g->width, a, sizeof(a)),
 			  units_exact(opt_io, b, sizeof(b)));
 		v = PA_VERDICT_MISALIGNED;
 	}
 	if (min_io && g->unit % min_io) {
-		fs_clause(reason, len, &more, "%s %s %s, the device's minimum I/O is %s",
-			  fs, un, units_exact(g->unit, a, sizeof(a)),
+		fs_clause(&t, "%s %s %s, the device's minimum I/O is %s", fs, un,
+			  units_exact(g->unit, a, sizeof(a)),
 			  units_exact(min_io, b, sizeof(b)));
 		v = PA_VERDICT_MISALIGNED;
 	}
 	if (g->width % g->unit) {
-		fs_clause(reason, len, &more, "%s %s %s is no multiple of its %s %s", fs,
-			  wn, units_exact(g->width, a, sizeof(a)), un,
+		fs_clause(&t, "%s %s %s is no multiple of its %s %s", fs, wn,
+			  units_exact(g->width, a, sizeof(a)), un,
 			  units_exact(g->unit, b, sizeof(b)));
 		v = PA_VERDICT_MISALIGNED;
 	}

@@ -38,6 +38,16 @@ int stack_fs_xfs(uint32_t sb_unit, uint32_t sb_width, uint32_t blocksize,
 int stack_fs_ext4(uint32_t stride, uint32_t stripe_width, uint32_t blocksize,
 		  struct pa_fs_geom *g);
 
+/* Where each clause of a file system's reason is in its text (@off, @len):
+   a clause names one miss, or is "..." when the text had no room for more. */
+#define PA_FS_CLAUSES_MAX 4
+struct pa_fs_clauses {
+	unsigned int n;
+	struct {
+		uint16_t off, len;
+	} v[PA_FS_CLAUSES_MAX];
+};
+
 /*
  * The file system's geometry against the device it sits on (its minimum and
  * optimal I/O in bytes; an md array or striped LV: chunk and chunk x data
@@ -46,10 +56,12 @@ int stack_fs_ext4(uint32_t stride, uint32_t stripe_width, uint32_t blocksize,
  * the unit is a multiple of @min_io and the width a multiple of @opt_io;
  * n/a when the device reports no optimal I/O and the file system has no
  * geometry.  The reason names both ("XFS swidth 128 KiB, the device's optimal
- * I/O is 192 KiB"); @fix gets the mkfs command that would match (may be NULL).
+ * I/O is 192 KiB"), "; " between the clauses of several misses, whose
+ * places go to @cl (may be NULL); @fix gets the mkfs command that would
+ * match (may be NULL).
  */
 enum pa_verdict stack_fs_check(const struct pa_fs_geom *g, uint64_t min_io,
 			       uint64_t opt_io, char *reason, size_t len, char *fix,
-			       size_t fixlen);
+			       size_t fixlen, struct pa_fs_clauses *cl);
 
 #endif

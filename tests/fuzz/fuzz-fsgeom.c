@@ -2,7 +2,7 @@
  * The superblock readers of src/core/fsgeom.c: the input is the first bytes
  * of a device (XFS superblock at 0, ext4 at 1024).  A parse that succeeds
  * gives a power-of-two block size in range and byte sizes that are whole
- * blocks; stack_fs_check() then judges them without overflow.
+ * blocks; stack_fs_check(, NULL) then judges them without overflow.
  */
 #include "config.h"
 
@@ -21,7 +21,7 @@ static void check(int rc, const struct pa_fs_geom *g, uint32_t lo)
 	FZ_ASSERT(g->blocksize >= lo && g->blocksize <= 65536);
 	FZ_ASSERT((g->blocksize & (g->blocksize - 1)) == 0);
 	FZ_ASSERT(g->unit % g->blocksize == 0 && g->width % g->blocksize == 0);
-	(void)stack_fs_check(g, 4096, 196608, why, sizeof(why), fix, sizeof(fix));
+	(void)stack_fs_check(g, 4096, 196608, why, sizeof(why), fix, sizeof(fix), NULL);
 	FZ_ASSERT(strlen(why) < sizeof(why) && strlen(fix) < sizeof(fix));
 }
 

@@ -3,7 +3,7 @@
  * dm device whose table lands on PE boundaries of PVs with a known pe_start
  * and extent size is judged as an LV, so the reason blames pe_start or the
  * extents instead of a bare table offset; without the metadata (plain
- * check) the same device is the dm table it was.  And layers_check_fs(): a
+ * check) the same device is the dm table it was.  And layers_check_fs(, NULL): a
  * file system's geometry against the device's queue limits.
  */
 #include "config.h"
@@ -226,24 +226,24 @@ static void test_fs(void **state)
 
 	(void)state;
 	d.topo = topo(512, 4096, 64 * KiB, 192 * KiB);
-	assert_int_equal(layers_check_fs(&d, why, sizeof(why), NULL, 0), NA);
+	assert_int_equal(layers_check_fs(&d, why, sizeof(why), NULL, 0, NULL), NA);
 	assert_string_equal(why, "");
 	d.fs_geom_known = true;
 	d.fs_name = "XFS";
 	d.fs_blocksize = 4096;
 	d.fs_unit = 64 * KiB;
 	d.fs_width = 192 * KiB;
-	assert_int_equal(layers_check_fs(&d, why, sizeof(why), NULL, 0), OK);
+	assert_int_equal(layers_check_fs(&d, why, sizeof(why), NULL, 0, NULL), OK);
 	d.fs_width = 128 * KiB;
-	assert_int_equal(layers_check_fs(&d, why, sizeof(why), NULL, 0), BAD);
+	assert_int_equal(layers_check_fs(&d, why, sizeof(why), NULL, 0, NULL), BAD);
 	assert_contains(why, "XFS swidth 128 KiB, the device's optimal I/O is 192 KiB");
 	/* an optimal I/O size the checks do not believe counts as none */
 	d.topo.opt_io = 0xffff * 512;
-	assert_int_equal(layers_check_fs(&d, why, sizeof(why), NULL, 0), NA);
+	assert_int_equal(layers_check_fs(&d, why, sizeof(why), NULL, 0, NULL), NA);
 	/* a partition: its disk's size for the sanity check */
 	d.fs_width = 192 * KiB;
 	d.topo.opt_io = 192 * KiB;
-	assert_int_equal(layers_check_fs(&d, why, sizeof(why), NULL, 0), OK);
+	assert_int_equal(layers_check_fs(&d, why, sizeof(why), NULL, 0, NULL), OK);
 }
 
 int main(void)

@@ -149,11 +149,11 @@ static void test_xfs_real(void **state)
 	p = image("judge.xfs", 64, "mkfs.xfs -q -f -l size=16m -d agcount=2,su=64k,sw=2");
 	b = head(p);
 	assert_int_equal(fsgeom_xfs(b, FSGEOM_READ_LEN, &g), 0);
+	assert_int_equal(stack_fs_check(&g, 64 * KiB, 128 * KiB, why, sizeof(why), fix,
+					sizeof(fix), NULL),
+			 PA_VERDICT_OK);
 	assert_int_equal(
-	    stack_fs_check(&g, 64 * KiB, 128 * KiB, why, sizeof(why), fix, sizeof(fix)),
-	    PA_VERDICT_OK);
-	assert_int_equal(
-	    stack_fs_check(&g, 4096, 192 * KiB, why, sizeof(why), fix, sizeof(fix)),
+	    stack_fs_check(&g, 4096, 192 * KiB, why, sizeof(why), fix, sizeof(fix), NULL),
 	    PA_VERDICT_MISALIGNED);
 	assert_contains(why, "XFS swidth 128 KiB, the device's optimal I/O is 192 KiB");
 	free(b);

@@ -671,34 +671,34 @@ static void test_fs_geometry(void **state)
 	assert_int_equal(stack_fs_xfs(16, 32, 4096, &g), 0);
 	assert_int_equal(g.unit, 64 * KiB);
 	assert_int_equal(g.width, 128 * KiB);
-	assert_int_equal(
-	    stack_fs_check(&g, 64 * KiB, 192 * KiB, why, sizeof(why), fix, sizeof(fix)),
-	    PA_VERDICT_MISALIGNED);
+	assert_int_equal(stack_fs_check(&g, 64 * KiB, 192 * KiB, why, sizeof(why), fix,
+					sizeof(fix), NULL),
+			 PA_VERDICT_MISALIGNED);
 	assert_contains(why, "XFS swidth 128 KiB, the device's optimal I/O is 192 KiB");
 	assert_string_equal(fix, "mkfs.xfs -d su=64k,sw=3");
 
 	assert_int_equal(stack_fs_xfs(16, 48, 4096, &g), 0);
-	assert_int_equal(
-	    stack_fs_check(&g, 64 * KiB, 192 * KiB, why, sizeof(why), fix, sizeof(fix)),
-	    PA_VERDICT_OK);
+	assert_int_equal(stack_fs_check(&g, 64 * KiB, 192 * KiB, why, sizeof(why), fix,
+					sizeof(fix), NULL),
+			 PA_VERDICT_OK);
 	assert_string_equal(why, "");
 	assert_string_equal(fix, "");
 
 	/* sunit 8 x 4 KiB = 32 KiB against a 64 KiB chunk */
 	assert_int_equal(stack_fs_xfs(8, 48, 4096, &g), 0);
 	assert_int_equal(
-	    stack_fs_check(&g, 64 * KiB, 192 * KiB, why, sizeof(why), NULL, 0),
+	    stack_fs_check(&g, 64 * KiB, 192 * KiB, why, sizeof(why), NULL, 0, NULL),
 	    PA_VERDICT_MISALIGNED);
 	assert_contains(why, "XFS sunit 32 KiB, the device's minimum I/O is 64 KiB");
 
 	assert_int_equal(stack_fs_ext4(16, 48, 4096, &g), 0);
-	assert_int_equal(
-	    stack_fs_check(&g, 64 * KiB, 192 * KiB, why, sizeof(why), fix, sizeof(fix)),
-	    PA_VERDICT_OK);
+	assert_int_equal(stack_fs_check(&g, 64 * KiB, 192 * KiB, why, sizeof(why), fix,
+					sizeof(fix), NULL),
+			 PA_VERDICT_OK);
 	assert_int_equal(stack_fs_ext4(16, 32, 4096, &g), 0);
-	assert_int_equal(
-	    stack_fs_check(&g, 64 * KiB, 192 * KiB, why, sizeof(why), fix, sizeof(fix)),
-	    PA_VERDICT_MISALIGNED);
+	assert_int_equal(stack_fs_check(&g, 64 * KiB, 192 * KiB, why, sizeof(why), fix,
+					sizeof(fix), NULL),
+			 PA_VERDICT_MISALIGNED);
 	assert_contains(why,
 			"ext4 stripe_width 128 KiB, the device's optimal I/O is 192 KiB");
 	assert_string_equal(fix, "mkfs.ext4 -b 4096 -E stride=16,stripe_width=48");
@@ -706,23 +706,75 @@ static void test_fs_geometry(void **state)
 	/* the virtio disk: minimum I/O 4 KiB is a sector, so su = 192 KiB */
 	assert_int_equal(stack_fs_xfs(0, 0, 4096, &g), 0);
 	assert_int_equal(
-	    stack_fs_check(&g, 4096, 192 * KiB, why, sizeof(why), fix, sizeof(fix)),
+	    stack_fs_check(&g, 4096, 192 * KiB, why, sizeof(why), fix, sizeof(fix), NULL),
 	    PA_VERDICT_MISALIGNED);
 	assert_contains(
 	    why, "XFS has no stripe geometry, the device's optimal I/O is 192 KiB");
 	assert_string_equal(fix, "mkfs.xfs -d su=192k,sw=1");
 
 	/* nothing on either side: n/a */
-	assert_int_equal(stack_fs_check(&g, 4096, 0, why, sizeof(why), fix, sizeof(fix)),
-			 PA_VERDICT_NA);
+	assert_int_equal(
+	    stack_fs_check(&g, 4096, 0, why, sizeof(why), fix, sizeof(fix), NULL),
+	    PA_VERDICT_NA);
 
 	/* hostile: the largest superblock numbers do not wrap (2^32 x 2^32 < 2^64) */
 	assert_int_equal(stack_fs_xfs(UINT32_MAX, UINT32_MAX, UINT32_MAX, &g), 0);
 	assert_int_equal(g.width, (uint64_t)UINT32_MAX * UINT32_MAX);
-	assert_int_equal(
-	    stack_fs_check(&g, 64 * KiB, 192 * KiB, why, sizeof(why), fix, sizeof(fix)),
-	    PA_VERDICT_MISALIGNED);
+	assert_int_equal(stack_fs_check(&g, 64 * KiB, 192 * KiB, why, sizeof(why), fix,
+					sizeof(fix), NULL),
+			 PA_VERDICT_MISALIGNED);
 	assert_int_equal(stack_fs_xfs(16, 48, 0, &g), -EINVAL);
+}
+
+/* The text of clause @i of @cl in @why. */
+static void assert_clause(const char *why, const struct pa_fs_clauses *cl, unsigned int i,
+			  const char *want)
+{
+	assert_true(i < cl->n);
+	assert_int_equal(cl->v[i].len, strlen(want));
+	assert_memory_equal(why + cl->v[i].off, want, strlen(want));
+}
+
+/*
+ * Each miss is a clause, and the reason says where each is: sunit 24 KiB
+ * (6 blocks) against a 64 KiB minimum I/O, swidth 100 KiB (25 blocks)
+ * against 192 KiB and no multiple of the sunit.  In a buffer too short for
+ * all three, the last clause is "...".  One clause of the n/a kind alone.
+ */
+static void test_fs_clauses(void **state)
+{
+	struct pa_fs_geom g;
+	struct pa_fs_clauses cl;
+	char why[256], small[100];
+
+	(void)state;
+	assert_int_equal(stack_fs_xfs(6, 25, 4096, &g), 0);
+	assert_int_equal(
+	    stack_fs_check(&g, 64 * KiB, 192 * KiB, why, sizeof(why), NULL, 0, &cl),
+	    PA_VERDICT_MISALIGNED);
+	assert_int_equal(cl.n, 3);
+	assert_clause(why, &cl, 0,
+		      "XFS swidth 100 KiB, the device's optimal I/O is 192 KiB");
+	assert_clause(why, &cl, 1,
+		      "XFS sunit 24 KiB, the device's minimum I/O is 64 KiB");
+	assert_clause(why, &cl, 2,
+		      "XFS swidth 100 KiB is no multiple of its sunit 24 KiB");
+	assert_int_equal(strlen(why), cl.v[2].off + cl.v[2].len);
+
+	assert_int_equal(
+	    stack_fs_check(&g, 64 * KiB, 192 * KiB, small, sizeof(small), NULL, 0, &cl),
+	    PA_VERDICT_MISALIGNED);
+	assert_int_equal(cl.n, 2);
+	assert_clause(small, &cl, 0,
+		      "XFS swidth 100 KiB, the device's optimal I/O is 192 KiB");
+	assert_clause(small, &cl, 1, "...");
+	assert_string_equal(small + cl.v[1].off - 2, "; ...");
+
+	assert_int_equal(stack_fs_check(&g, 64 * KiB, 0, why, sizeof(why), NULL, 0, &cl),
+			 PA_VERDICT_NA);
+	assert_int_equal(cl.n, 1);
+	assert_clause(why, &cl, 0,
+		      "XFS swidth 100 KiB, the device reports no optimal I/O size");
 }
 
 /*
@@ -851,6 +903,7 @@ int main(void)
 	    cmocka_unit_test(test_dm_linear_offset),
 	    cmocka_unit_test(test_hostile),
 	    cmocka_unit_test(test_fs_geometry),
+	    cmocka_unit_test(test_fs_clauses),
 	    cmocka_unit_test(test_md_raid10_raid1),
 	    cmocka_unit_test(test_cannot_align_and_bottom_grain),
 	    cmocka_unit_test(test_too_deep),
