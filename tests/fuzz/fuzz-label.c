@@ -1,5 +1,5 @@
 /*
- * The raw GPT and dos readers (src/apply/label.c) on a hostile image: the
+ * The raw GPT and dos readers (src/core/label.c) on a hostile image: the
  * input is the whole disk (bit 0 of byte 0, boot code in an MBR, picks
  * 4096-byte sectors).  GPT header and entry-array CRCs are recomputed
  * first, so mutated headers reach the parsers.  An identity read must

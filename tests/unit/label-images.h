@@ -1,6 +1,6 @@
 /*
  * GPT and dos disk images built byte by byte in memory, for the unit tests
- * of src/apply/label.c and backup.c.  The CRCs come from a bitwise CRC-32
+ * of src/core/label.c and src/apply/backup.c.  The CRCs come from a bitwise CRC-32
  * here, not from the code under test.
  */
 #ifndef PARTALIGN_TEST_LABEL_IMAGES_H

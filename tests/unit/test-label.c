@@ -1,5 +1,5 @@
 /*
- * Unit tests of label_identity() and its text form (src/apply/label.c) on
+ * Unit tests of label_identity() and its text form (src/core/label.c) on
  * GPT and dos images built byte by byte in memory (label-images.h).
  * Expected GUID strings are written out by hand (the first three GUID
  * fields are little-endian on disk).
