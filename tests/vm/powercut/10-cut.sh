@@ -87,7 +87,7 @@ elif [ "$delay" = 0 ]; then
 		fi
 		sleep 0.05
 	done
-	point="0 s after the disk recorded the move (marker on partition 1)"
+	point="with its marker on the disk, 0 s"
 else
 	sleep "$delay"
 	point="$delay s"
