@@ -42,6 +42,7 @@ void device_free(struct pa_dev *d)
 	free(d->paths);
 	free(d->backing_file);
 	free(d->parent_name);
+	free(d->lvm_vg);
 	free(d->id_serial);
 	free(d->id_wwn);
 	free(d->id_wwn_ext);

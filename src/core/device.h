@@ -169,7 +169,7 @@ struct pa_dev {
 	bool lvm_pv_known;
 	uint64_t lvm_pe_start;	  /* bytes from the start of this device to PE 0 */
 	uint64_t lvm_extent_size; /* bytes, of its VG; 0: its metadata was not read */
-	char lvm_vg[129];	  /* the VG's name ("" when not read) */
+	char *lvm_vg;		  /* the VG's name; NULL when not read */
 };
 
 struct pa_devlist {

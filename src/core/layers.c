@@ -143,7 +143,8 @@ static bool build_lv(struct stack_build *b, const struct pa_dev *d, unsigned int
 			    (off - lo->lvm_pe_start) % lo->lvm_extent_size)
 				return false;
 			if (first && (lo->lvm_extent_size != first->lvm_extent_size ||
-				      strcmp(lo->lvm_vg, first->lvm_vg) != 0))
+				      strcmp(lo->lvm_vg ? lo->lvm_vg : "",
+					     first->lvm_vg ? first->lvm_vg : "") != 0))
 				return false;
 			if (!first)
 				first = lo;
@@ -161,7 +162,7 @@ static bool build_lv(struct stack_build *b, const struct pa_dev *d, unsigned int
 	if (!first)
 		return false;
 	sd->kind = PA_STACK_LV;
-	sd->vg = first->lvm_vg;
+	sd->vg = first->lvm_vg ? first->lvm_vg : "";
 	sd->extent_size = first->lvm_extent_size;
 	sd->npvs = npv;
 	sd->pvs = b->pv[i];

@@ -42,7 +42,8 @@ int scan_lvm_probe(int fd, struct pa_dev *d, uint64_t off, uint64_t size)
 	d->lvm_pv_known = true;
 	d->lvm_pe_start = pv.pe_start;
 	d->lvm_extent_size = 0;
-	d->lvm_vg[0] = '\0';
+	free(d->lvm_vg);
+	d->lvm_vg = NULL;
 	if (!pv.mda_offset ||
 	    read_in(fd, off, size, pv.mda_offset, mda, sizeof(mda)) < 0 ||
 	    lvmmeta_mda_parse(mda, sizeof(mda), &pv, &t) < 0)
@@ -56,8 +57,9 @@ int scan_lvm_probe(int fd, struct pa_dev *d, uint64_t off, uint64_t size)
 		at += t.len[i];
 	}
 	if (i == t.n && lvmmeta_vg_parse(text, t.total, &t, &vg) == 0) {
-		d->lvm_extent_size = vg.extent_size;
-		memcpy(d->lvm_vg, vg.name, sizeof(d->lvm_vg));
+		d->lvm_vg = strndup(vg.name, sizeof(vg.name));
+		if (d->lvm_vg)
+			d->lvm_extent_size = vg.extent_size;
 	}
 	free(text);
 	return 0;

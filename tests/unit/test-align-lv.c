@@ -48,7 +48,7 @@ static void pv(struct pa_dev *d, uint64_t pe_start, uint64_t ext, const char *vg
 	d->lvm_pv_known = true;
 	d->lvm_pe_start = pe_start;
 	d->lvm_extent_size = ext;
-	snprintf(d->lvm_vg, sizeof(d->lvm_vg), "%s", vg);
+	d->lvm_vg = (char *)vg; /* a literal: these devices are never freed */
 }
 
 /* vda (512e, optimal I/O 192 KiB), vda1 at 6 MiB, vda2 at 120 MiB, two LVs */
