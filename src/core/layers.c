@@ -9,6 +9,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -318,8 +319,9 @@ int layers_check(const struct pa_devlist *l, const struct pa_dev *d,
 	struct pa_stack s;
 	struct pa_reason note;
 	unsigned int top;
-	const char *p, *bottom = NULL;
+	const char *bottom = NULL;
 	bool extent = false;
+	unsigned int k;
 	size_t n = 0;
 	int r = stack_judge(l, d, policy, &b, &s, &top, &v);
 
@@ -327,6 +329,13 @@ int layers_check(const struct pa_devlist *l, const struct pa_dev *d,
 		bottom = b->dev[v.bottom].name; /* owned by @l */
 		extent = b->dev[top].kind == PA_STACK_LV &&
 			 !stack_extent_ok(&b->dev[top], v.bottom_grain, &note);
+		/* "vda>vda1>dm-2": the disk first */
+		out->layers[0] = '\0';
+		for (k = v.nroute; k-- > 0 && n + 1 < sizeof(out->layers);) {
+			snprintf(out->layers + n, sizeof(out->layers) - n, "%s%s",
+				 stack_dev_name(&s, v.route[k]), k ? ">" : "");
+			n += strlen(out->layers + n);
+		}
 	}
 	free(b);
 	if (r)
@@ -350,16 +359,6 @@ int layers_check(const struct pa_devlist *l, const struct pa_dev *d,
 	}
 	if (extent)
 		out->why.r[out->why.n++] = note;
-	/* "vda -> vda1 -> dm-2" as "vda>vda1>dm-2" */
-	for (p = v.path; *p && n + 1 < sizeof(out->layers);) {
-		if (strncmp(p, " -> ", 4) == 0) {
-			out->layers[n++] = '>';
-			p += 4;
-		} else {
-			out->layers[n++] = *p++;
-		}
-	}
-	out->layers[n] = '\0';
 	return 0;
 }
 

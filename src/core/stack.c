@@ -514,6 +514,8 @@ static void judge_disk(struct ctx *c, const struct walk *w, unsigned int disk, u
 		v->abs = x;
 		v->bottom_grain = fix;
 		v->path[0] = '\0';
+		memcpy(v->route, w->path, w->npath * sizeof(w->path[0]));
+		v->nroute = w->npath;
 		for (k = w->npath; k-- > 0 && used + 1 < sizeof(v->path);) {
 			snprintf(v->path + used, sizeof(v->path) - used, "%s%s",
 				 stack_dev_name(c->s, w->path[k]), k ? " -> " : "");

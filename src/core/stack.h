@@ -143,8 +143,11 @@ struct pa_stack_verdict {
 	uint64_t grain;		       /* the grain missed by the blamed term, bytes */
 	/* the offset below the blamed term (where its layer starts) */
 	uint64_t blame_base;
-	uint64_t fix_grain;    /* lcm of every grain judged where the blame was found */
-	char path[256];	       /* "vda -> vda1 -> vg-lv" */
+	uint64_t fix_grain; /* lcm of every grain judged where the blame was found */
+	char path[256];	    /* "vda -> vda1 -> vg-lv" */
+	/* the same devices as indices in pa_stack.dev, the checked one first */
+	unsigned int route[PA_STACK_DEPTH_MAX + 1];
+	unsigned int nroute;
 	struct pa_reasons why; /* none when everything is ok (core/reason.h) */
 };
 
