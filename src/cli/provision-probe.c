@@ -210,7 +210,7 @@ const char *provision_probe_failure(const struct probe *pr, char *buf, size_t le
 {
 	if (pr->err)
 		return pr->err;
-	snprintf(buf, len, "partalign plan --new failed with exit status %d", pr->rc);
+	snprintf(buf, len, "cannot tell how to partition it (exit status %d)", pr->rc);
 	return buf;
 }
 
@@ -246,12 +246,19 @@ int provision_fix(struct run *r, struct disk *d)
 	rc = prov_call(call_fix, &c);
 	err = log.last;
 	if (rc < 0) {
-		prov_fail(d, ACT_ERROR, "cannot run fix --new: %s", strerror(-rc));
+		prov_fail(d, ACT_ERROR, "cannot partition it: %s", strerror(-rc));
 	} else if (rc & (PA_EXIT_ERROR | PA_EXIT_USAGE) || rc >= 32) {
-		prov_fail(d, ACT_ERROR, "%s", err ? err : "partalign fix --new failed");
+		if (err)
+			prov_fail(d, ACT_ERROR, "%s", err);
+		else
+			prov_fail(d, ACT_ERROR, "partitioning it failed (exit status %d)",
+				  rc);
 	} else if (rc & PA_EXIT_MISALIGNED) {
-		prov_fail(d, ACT_REFUSED, "%s",
-			  err ? err : "partalign fix --new refused it");
+		if (err)
+			prov_fail(d, ACT_REFUSED, "%s", err);
+		else
+			prov_fail(d, ACT_REFUSED,
+				  "partitioning it was refused (exit status %d)", rc);
 	} else {
 		rc &= PA_EXIT_CHANGED | PA_EXIT_REBOOT;
 		d->reboot = rc & PA_EXIT_REBOOT;
