@@ -224,6 +224,23 @@ int move_journal_durable(const char *dir, const char **fstype)
 	return 0;
 }
 
+int move_journal_dir_holds(const char *dir)
+{
+	DIR *dd = opendir(dir);
+	struct dirent *de;
+	int rc = 0;
+
+	if (!dd)
+		return errno == ENOENT || errno == ENOTDIR ? 0 : 1;
+	while (!rc && (de = readdir(dd))) {
+		size_t len = strlen(de->d_name);
+
+		rc = len >= 8 && strcmp(de->d_name + len - 8, ".journal") == 0;
+	}
+	closedir(dd);
+	return rc;
+}
+
 int move_journal_find_any(const char *dir, const struct pa_dev *whole, char **path,
 			  uint64_t *move_id)
 {

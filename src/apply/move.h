@@ -62,6 +62,13 @@ int move_journal_find_any(const char *dir, const struct pa_dev *whole, char **pa
 			  uint64_t *move_id);
 
 /*
+ * Is there anything named *.journal in @dir?  0 when there is not (or @dir
+ * is missing), 1 when there is or @dir cannot be listed: an audit of many
+ * disks looks for their journals only when this is 1.
+ */
+int move_journal_dir_holds(const char *dir);
+
+/*
  * Does the file system of @dir (or its nearest existing parent) outlive a
  * power cut?  0 when it does; -EROFS with its type's name in *fstype
  * (static) for tmpfs, ramfs, overlayfs and the like; -errno.

@@ -5,6 +5,7 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,23 +17,6 @@
 #include "core/marker.h"
 #include "scan/scan.h"
 #include "shared/hex.h"
-
-/*
- * The first partition of @w (by number, not by the scan's order) that
- * carries the move marker.
- */
-static const struct pa_dev *marked_part(const struct pa_devlist *l,
-					const struct pa_dev *w)
-{
-	const struct pa_dev *m = NULL;
-	size_t i;
-
-	for (i = 0; i < l->n; i++)
-		if (l->v[i]->disk == w && marker_type_is_move(l->v[i]->part_type) &&
-		    (!m || l->v[i]->partno < m->partno))
-			m = l->v[i];
-	return m;
-}
 
 /*
  * The move id a marked partition @p tells, as the marker holds it, into
@@ -59,24 +43,62 @@ static const char *marked_id(const struct pa_dev *p, char *buf, size_t len)
 }
 
 /*
- * Were the partition types of @w read from its own table (--probe)?  udev's
- * database is not enough: it may be older than the disk's marker.
+ * What the partitions of one whole disk tell: the first (by number, not by
+ * the scan's order) that carries the move marker, and whether the types of
+ * all of them were read from the disk's own table (--probe; udev's database
+ * is not enough: it may be older than the disk's marker).
  */
-static bool table_read(const struct pa_devlist *l, const struct pa_dev *w)
+struct disk_parts {
+	const struct pa_dev *w;
+	const struct pa_dev *marked;
+	bool any, read;
+};
+
+static int by_disk(const void *a, const void *b)
 {
-	bool any = false, read = true;
+	const struct pa_dev *x = ((const struct disk_parts *)a)->w,
+			    *y = ((const struct disk_parts *)b)->w;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * One entry per whole disk of @l, sorted by its address, filled in one
+ * pass over the partitions: an audit of thousands of disks no longer walks
+ * every device for each disk.  NULL without memory.
+ */
+static struct disk_parts *disks_parts(const struct pa_devlist *l, size_t *n)
+{
+	struct disk_parts *v = calloc(l->n ? l->n : 1, sizeof(*v)), key;
 	size_t i;
 
+	*n = 0;
+	if (!v)
+		return NULL;
+	for (i = 0; i < l->n; i++)
+		if (device_is_whole(l->v[i]))
+			v[(*n)++] = (struct disk_parts){.w = l->v[i], .read = true};
+	qsort(v, *n, sizeof(*v), by_disk);
 	for (i = 0; i < l->n; i++) {
 		const struct pa_dev *p = l->v[i];
+		struct disk_parts *e;
 
-		if (p->disk != w || p->kind != PA_KIND_PART)
+		if (!p->disk)
 			continue;
-		any = true;
+		key.w = p->disk;
+		e = bsearch(&key, v, *n, sizeof(*v), by_disk);
+		if (!e)
+			continue;
+		if (marker_type_is_move(p->part_type) &&
+		    (!e->marked || p->partno < e->marked->partno))
+			e->marked = p;
+		if (p->kind != PA_KIND_PART)
+			continue;
+		e->any = true;
 		/* an entry only the on-disk table has was read from it */
-		read &= p->ondisk_checked || p->kernel_missing;
+		e->read &= p->ondisk_checked || p->kernel_missing;
 	}
-	return any && read;
+	return v;
 }
 
 /*
@@ -147,16 +169,28 @@ int cli_move_warn_stray(const char *dir, const struct pa_dev *w,
 int cli_move_warn_pending(const struct pa_devlist *l, char **names, int nnames)
 {
 	const char *dir = move_journal_dir_default();
+	/* on a host without journals, no disk needs its own look */
+	bool journals = move_journal_dir_holds(dir) != 0;
 	int status = PA_EXIT_OK, a;
-	size_t i;
+	size_t i, n;
+	struct disk_parts *v = disks_parts(l, &n);
 
+	if (!v) {
+		msg_err(NULL, ENOMEM, "cannot look for unfinished moves");
+		return PA_EXIT_ERROR;
+	}
+	/* in the scan's order, as the warnings come */
 	for (i = 0; i < l->n; i++) {
+		struct disk_parts key = {.w = l->v[i]}, *e;
 		const struct pa_dev *w = l->v[i], *mp;
 		bool named = nnames == 0;
 		char *path;
 
-		if (!device_is_whole(w))
+		if (!device_is_whole(w) ||
+		    !(e = bsearch(&key, v, n, sizeof(*v), by_disk)))
 			continue;
+		mp = e->marked;
+
 		for (a = 0; a < nnames && !named; a++) {
 			struct pa_dev *d = NULL;
 
@@ -165,7 +199,7 @@ int cli_move_warn_pending(const struct pa_devlist *l, char **names, int nnames)
 		}
 		if (!named)
 			continue;
-		if ((mp = marked_part(l, w))) {
+		if (mp) {
 			char id[32];
 
 			marked_id(mp, id, sizeof(id));
@@ -176,7 +210,9 @@ int cli_move_warn_pending(const struct pa_devlist *l, char **names, int nnames)
 			status |= PA_EXIT_MISALIGNED;
 			continue;
 		}
-		if (table_read(l, w)) {
+		if (!journals)
+			continue;
+		if (e->any && e->read) {
 			/* the disk's own table has no marker: a journal is left over */
 			cli_move_warn_stray(dir, w, l);
 			continue;
@@ -201,5 +237,6 @@ int cli_move_warn_pending(const struct pa_devlist *l, char **names, int nnames)
 		status |= PA_EXIT_MISALIGNED;
 		free(path);
 	}
+	free(v);
 	return status;
 }

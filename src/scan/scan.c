@@ -102,15 +102,22 @@ static bool skip_name(const char *name)
  * its disk (the directory above it in sysfs), a kpartx map's that of its map.
  */
 /* A partition's number, start and kernel alignment, and the name of its disk. */
-static void read_part(struct scan *s, const char *name, int dfd, struct pa_dev *d)
+static void read_part(struct scan *s, const char *name, int dfd, const char *uevent,
+		      struct pa_dev *d)
 {
 	char link[PATH_MAX];
+	const char *pn;
 	uint64_t v;
 	ssize_t n;
+	size_t len;
 	int cfd = s->cfd;
 
 	d->kind = PA_KIND_PART;
-	if (sysattr_u64(dfd, "partition", &v))
+	/* PARTN= of the uevent already read is the sysfs "partition" attribute */
+	if ((pn = udevprops_get(uevent, "", "PARTN", &len)) && len && len < 10 &&
+	    strspn(pn, "0123456789") >= len)
+		d->partno = (unsigned int)strtoul(pn, NULL, 10);
+	else if (sysattr_u64(dfd, "partition", &v))
 		d->partno = (unsigned int)v;
 	if (sysattr_u64(dfd, "start", &v)) {
 		/* sysfs counts in 512-byte units on every device */
@@ -239,7 +246,7 @@ static int add_device(struct scan *s, const char *name, struct pa_devlist *out)
 		goto fail;
 
 	if (part) {
-		read_part(s, name, dfd, d);
+		read_part(s, name, dfd, u->uevent, d);
 	} else {
 		rc = read_whole(dfd, name, d);
 		if (rc < 0)
