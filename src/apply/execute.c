@@ -332,12 +332,6 @@ static int detach_moving(const struct apply_request *rq,
 	return stop(ops, r, APPLY_STAGE_DETACH, rc);
 }
 
-/* The journal directory of a new move, and where it looks for one. */
-static const char *journal_dir(const struct apply_request *rq)
-{
-	return rq->journal_dir ? rq->journal_dir : move_journal_dir_default();
-}
-
 /*
  * Before the backup, which records its move id: the journal of a new move,
  * durably on its file system (and a pointer to it in the default
@@ -345,7 +339,7 @@ static const char *journal_dir(const struct apply_request *rq)
  */
 static int journal_new(const struct apply_request *rq, const struct apply_report_ops *ops)
 {
-	const char *dir = journal_dir(rq);
+	const char *dir = move_journal_dir(rq->journal_dir);
 	struct pa_journal j;
 	char *id = apply_disk_id(rq->dev);
 	int rc =

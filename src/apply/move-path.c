@@ -28,6 +28,11 @@ const char *move_journal_dir_default(void)
 	return e && *e ? e : PA_STATEDIR "/journal";
 }
 
+const char *move_journal_dir(const char *dir)
+{
+	return dir ? dir : move_journal_dir_default();
+}
+
 char *move_journal_path(const char *dir, const struct pa_dev *whole)
 {
 	char *id = apply_disk_id(whole), *path = NULL;

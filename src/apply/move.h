@@ -25,6 +25,8 @@ struct pa_mover; /* one disk's open journal (opaque) */
 /* The journal directory used when none is given: $PARTALIGN_JOURNAL or
  * PA_STATEDIR/journal. */
 const char *move_journal_dir_default(void);
+/* @dir, or the default directory when @dir is NULL (no --journal). */
+const char *move_journal_dir(const char *dir);
 
 /* "<dir>/<disk id>.journal" for @whole (malloc'd): partalign 0.1's journal name. */
 char *move_journal_path(const char *dir, const struct pa_dev *whole);

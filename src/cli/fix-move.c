@@ -19,7 +19,7 @@
 
 static const char *jdir(const struct fix_move_opts *mo)
 {
-	return mo && mo->journal_dir ? mo->journal_dir : move_journal_dir_default();
+	return move_journal_dir(mo ? mo->journal_dir : NULL);
 }
 
 /* The refusal of @f, said in its words, over any other of @p. */

@@ -292,8 +292,7 @@ static void on_stopped(void *arg, const struct apply_result *r)
 		else
 			msg_log_err(log, path, -r->err,
 				    "cannot create the move journal in %s; nothing moved",
-				    o->move.journal_dir ? o->move.journal_dir
-							: move_journal_dir_default());
+				    move_journal_dir(o->move.journal_dir));
 		break;
 	case APPLY_STAGE_BACKUP:
 		msg_log_err(log, path, -r->err,
