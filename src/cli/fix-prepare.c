@@ -120,6 +120,32 @@ static int lock_disk(const struct fix_opts *o, const char *arg, struct fix_job *
 	return PA_EXIT_OK;
 }
 
+int fix_open_look(struct msg_log *log, const struct pa_devlist *l,
+		  const struct pa_dev *dev, int rc, struct pa_disk *disk, char **inuse)
+{
+	*inuse = plan_refusal_in_use(l, dev);
+	if (rc == -EBUSY) {
+		if (!*inuse)
+			*inuse = refusal_busy(dev->name);
+		/* still show the plan: look without claiming, never to write */
+		rc = apply_disk_open(dev->path, 0, 0, disk);
+	}
+	if (rc == -EWOULDBLOCK)
+		msg_log_err(log, dev->path, 0,
+			    "locked by another process (partalign or udev); try again");
+	else if (rc < 0)
+		msg_log_err(log, dev->path, -rc, "cannot open");
+	if (rc < 0) {
+		free(*inuse);
+		*inuse = NULL;
+		return PA_EXIT_ERROR;
+	}
+	/* write-protected: refused like a disk in use, before any backup or journal */
+	if (!*inuse && apply_disk_is_readonly(disk))
+		*inuse = refusal_readonly(dev->path);
+	return PA_EXIT_OK;
+}
+
 int fix_prepare(const struct fix_opts *o, const char *arg, struct fix_job *j)
 {
 	const struct pa_devlist *l = &j->devs;
@@ -132,28 +158,11 @@ int fix_prepare(const struct fix_opts *o, const char *arg, struct fix_job *j)
 	if (st)
 		return st;
 	j->dev = dev;
-	inuse = plan_refusal_in_use(l, dev);
-	if (rc == -EBUSY) {
-		if (!inuse)
-			inuse = refusal_busy(dev->name);
-		/* still show the plan: look without claiming, never to write */
-		rc = apply_disk_open(dev->path, 0, 0, &j->disk);
-	}
-	if (rc == -EWOULDBLOCK) {
-		msg_log_err(o->log, dev->path, 0,
-			    "locked by another process (partalign or udev); try again");
-		free(inuse);
-		return PA_EXIT_ERROR;
-	}
-	if (rc < 0) {
-		msg_log_err(o->log, dev->path, -rc, "cannot open");
-		free(inuse);
-		return PA_EXIT_ERROR;
-	}
+	st = fix_open_look(o->log, l, dev, rc, &j->disk, &inuse);
+	if (st)
+		return st;
 	j->opened = true;
-	/* write-protected: refused like a disk in use, before any backup or journal */
-	if (!inuse && apply_disk_is_readonly(&j->disk))
-		inuse = refusal_readonly(dev->path);
+	rc = 0;
 	/* a process that opened the disk or a partition without O_EXCL (ASM, dd) */
 	if (!inuse && (rc = apply_proof_take(&j->disk, l, dev, &j->proof)) == 0 &&
 	    apply_proof_openers(j->proof) == -EBUSY)

@@ -16,6 +16,15 @@
 int fix_prepare(const struct fix_opts *o, const char *arg, struct fix_job *j);
 
 /*
+ * After the claiming open of @dev (locked, O_EXCL but for a map) returned
+ * @rc: why @dev is in use (or read-only) into *inuse (malloc'd, NULL when
+ * it is not), and when it is held, a look without claiming.  PA_EXIT_OK
+ * with @disk open, or PA_EXIT_ERROR (said through @log).
+ */
+int fix_open_look(struct msg_log *log, const struct pa_devlist *l,
+		  const struct pa_dev *dev, int rc, struct pa_disk *disk, char **inuse);
+
+/*
  * A multipath map's users, from the device-mapper's open counts of the map
  * and its kpartx partition maps (plan_refusal_map_in_use() judges them):
  * a malloc'd reason, or NULL when it is not in use.

@@ -7,8 +7,8 @@
  * open, in-use and read-only refusals, the kernel's view against the table,
  * the plan, an unfinished move, libparted's acceptance of the new table) and
  * keeps the answer as a struct; it writes nothing.  The rules are plan's own
- * (plan_refusal_in_use, plan_kernel_stale, fix_map_in_use); the open and lock
- * sequence repeats fix-prepare.c's, which has no probe to share.  fix --new is
+ * (plan_refusal_in_use, plan_kernel_stale, fix_map_in_use), and so is what
+ * follows the locked open (fix_open_look, fix-prepare.c).  fix --new is
  * fix_run() with the options of `fix --new --name NAME --yes`; its stdout
  * (progress meant for a terminal) joins our stderr, so provision's stdout
  * carries only the report.  The reason of a refusal or failure is the error
@@ -50,31 +50,14 @@ static int probe_open(struct msg_log *log, const struct run *r, const struct pa_
 		      struct pa_disk *disk, char **inuse)
 {
 	int rc = apply_disk_open(
-	    dev->path, PA_DISK_LOCK | (dev->kind == PA_KIND_MPATH ? 0 : PA_DISK_EXCL),
-	    PROBE_WAIT_MS, disk);
+		dev->path, PA_DISK_LOCK | (dev->kind == PA_KIND_MPATH ? 0 : PA_DISK_EXCL),
+		PROBE_WAIT_MS, disk),
+	    st = fix_open_look(log, &r->devs, dev, rc, disk, inuse);
 
-	*inuse = plan_refusal_in_use(&r->devs, dev);
-	if (!*inuse && rc == 0 && dev->kind == PA_KIND_MPATH)
+	/* a map: users no process shows (a mount, LVM) are in its open counts */
+	if (st == PA_EXIT_OK && !*inuse && rc == 0 && dev->kind == PA_KIND_MPATH)
 		*inuse = fix_map_in_use(&r->devs, dev);
-	if (rc == -EBUSY) {
-		if (!*inuse && !(*inuse = refusal_busy(dev->name)))
-			prov_nomem();
-		/* look without claiming, never to write */
-		rc = apply_disk_open(dev->path, 0, 0, disk);
-	}
-	if (rc == -EWOULDBLOCK) {
-		msg_log_err(log, dev->path, 0,
-			    "locked by another process (partalign or udev); try again");
-		return PA_EXIT_ERROR;
-	}
-	if (rc < 0) {
-		msg_log_err(log, dev->path, -rc, "cannot open");
-		return PA_EXIT_ERROR;
-	}
-	if (!*inuse && apply_disk_is_readonly(disk) &&
-	    !(*inuse = refusal_readonly(dev->path)))
-		prov_nomem();
-	return PA_EXIT_OK;
+	return st;
 }
 
 /* The answer of plan @p, as the first row of plan --new would give it. */
