@@ -17,6 +17,7 @@
 
 #include "apply/execute.h"
 #include "core/label.h"
+#include "core/marker.h"
 #include "shared/fileio.h"
 #include "shared/spawn.h"
 
@@ -279,22 +280,32 @@ static int remove_map(const char *name)
 
 /*
  * Give the kernel back the moving partitions among the first @n steps where
- * the table on the disk still has them (their old start): a move that
- * stopped leaves what a reboot would show, the marked table.
+ * the table on the disk still shows them (their old start, no marker in the
+ * primary copy yet): a move that stopped leaves what a reboot would show.
+ * A partition the marker hides stays away: its data is half moved.
  */
 static void reattach_moving(const struct apply_request *rq, size_t n)
 {
 	const struct pa_plan *p = rq->plan;
+	struct pa_marker m;
 	size_t k;
 
 	if (rq->dev->dm_uuid) {
+		/* kpartx reads the table as the kernel would: hidden entries are skipped
+		 */
 		run_kpartx(rq->dev->path, kpartx_separator(rq->devs, rq->dev));
 		return;
 	}
-	for (k = 0; k < n && k < p->n; k++)
-		if (p->v[k].kind == PA_STEP_MOVE)
-			apply_kernel_add(rq->disk, p->v[k].num, p->v[k].old->start,
-					 p->v[k].old->size);
+	if (apply_disk_marker(rq->disk, &m) < 0)
+		return; /* cannot tell what the disk says: leave them away */
+	for (k = 0; k < n && k < p->n; k++) {
+		const struct pa_marker_part *mp = marker_part(&m, p->v[k].num);
+
+		if (p->v[k].kind != PA_STEP_MOVE || (mp && mp->primary && mp->hidden))
+			continue;
+		apply_kernel_add(rq->disk, p->v[k].num, p->v[k].old->start,
+				 p->v[k].old->size);
+	}
 }
 
 /*

@@ -43,6 +43,10 @@ struct pa_entry {
 	char *type;	 /* GPT type GUID or msdos system id, for display */
 	char *uuid;	 /* GPT unique GUID (PARTUUID), NULL on dos */
 	char *signature; /* what libblkid found at the start: xfs, LVM2_member... */
+	/* the move marker hides it on the disk (core/marker.h): no partition of
+	   the kernel's is expected for it until the move's table is written */
+	bool moving;
+	uint64_t move_to; /* where the marker says it goes; 0 when it does not */
 };
 
 struct pa_table {
@@ -71,6 +75,7 @@ struct pa_table {
 	bool marked;
 	uint64_t move_id; /* GPT: 64 bits; dos: the low 32 (move_id32) */
 	bool move_id32;
+	bool move_hidden;   /* the marker of this build: the entries hidden on the disk */
 	char *move_journal; /* where the marker says the journal is; NULL */
 	char ident[48];	    /* "gpt:<disk GUID>", "dos:<signature>", "" unknown */
 };
