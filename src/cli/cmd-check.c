@@ -18,6 +18,7 @@
 #include "core/exitcodes.h"
 #include "core/label.h"
 #include "core/layers.h"
+#include "core/movestate.h"
 #include "core/plan.h"
 #include "core/stack-advise.h"
 #include "core/units.h"
@@ -68,6 +69,7 @@ enum {
 	COL_FS,
 	COL_PE_START,
 	COL_EXTENT_SIZE,
+	COL_MOVE,
 };
 
 #define N OUT_JSON_NUMBER
@@ -133,6 +135,8 @@ static const struct out_col columns[] = {
 		      "--probe: LVM PV: bytes from the device's start to PE 0"},
     [COL_EXTENT_SIZE] = {"EXTENT-SIZE", 8, R, N,
 			 "--probe: LVM PV: the extent size of its VG, bytes"},
+    [COL_MOVE] = {"MOVE", 10, 0, S,
+		  "unfinished: the disk has an unfinished data move (partalign resume)"},
 };
 #undef N
 #undef S
@@ -142,7 +146,7 @@ static const struct out_col columns[] = {
 static const int table_defaults[] = {COL_NAME,	    COL_TYPE,	  COL_START,   COL_SIZE,
 				     COL_LOG_SEC,   COL_PHY_SEC,  COL_MIN_IO,  COL_OPT_IO,
 				     COL_ALIGNMENT, COL_PHYSICAL, COL_OPTIMAL, COL_POLICY,
-				     COL_REASON};
+				     COL_REASON,    COL_MOVE};
 /* A table to a terminal: what fits 80 columns, the reason truncated to what is left. */
 static const int terminal_defaults[] = {COL_NAME,    COL_START,	 COL_SIZE,  COL_PHYSICAL,
 					COL_OPTIMAL, COL_POLICY, COL_REASON};
@@ -157,7 +161,7 @@ static const int topology_defaults[] = {COL_NAME,      COL_START,     COL_LOG_SE
 	    COL_LOG_SEC, COL_PHY_SEC, COL_MIN_IO, COL_OPT_IO, COL_ALIGNMENT,             \
 	    COL_ALIGN_CALC, COL_PHYSICAL, COL_OPTIMAL, COL_POLICY, COL_REASON,           \
 	    COL_FSTYPE, COL_MOUNTPOINTS, COL_HOLDERS, COL_PARTLABEL, COL_PARTUUID,       \
-	    COL_WWN, COL_SERIAL
+	    COL_WWN, COL_SERIAL, COL_MOVE
 static const int script_defaults[] = {SCRIPT_COLUMNS};
 static const int json_defaults[] = {SCRIPT_COLUMNS, COL_KNAME,	   COL_START_SEC,
 				    COL_UDEV,	    COL_ABS_START, COL_LAYERS,
@@ -259,6 +263,40 @@ static unsigned int fs_clauses(const struct row *r, char *buf, size_t len,
 	return n;
 }
 
+/* The whole disk of @d has an unfinished data move. */
+static bool disk_moving(const struct pa_dev *d)
+{
+	const struct pa_dev *w = d->kind == PA_KIND_PART && d->disk ? d->disk : d;
+
+	return w->move && w->move->seen != PA_MOVE_SEEN_NONE;
+}
+
+/* @d is a partition that an unfinished move is moving. */
+static bool row_moving(const struct pa_dev *d)
+{
+	return d->kind == PA_KIND_PART && d->disk && disk_moving(d) &&
+	       move_state_part(d->disk->move, d->partno);
+}
+
+/* The move's clause in front of the reason: the first thing a cut cell shows. */
+static void move_clause(struct row *r)
+{
+	const struct pa_dev *d = r->d;
+	char text[512];
+	size_t n, have = strlen(r->reason);
+
+	if (!disk_moving(d))
+		return;
+	n = move_state_text(d->kind == PA_KIND_PART ? d->disk : d,
+			    d->kind == PA_KIND_PART ? d : NULL, text, sizeof(text));
+	if (!n || n + 2 + have >= sizeof(r->reason))
+		return;
+	memmove(r->reason + n + (have ? 2 : 0), r->reason, have + 1);
+	memcpy(r->reason, text, n);
+	if (have)
+		memcpy(r->reason + n, "; ", 2);
+}
+
 static void row_reason(struct row *r, bool terminal)
 {
 	const struct pa_dev *d = r->d;
@@ -277,7 +315,8 @@ static void row_reason(struct row *r, bool terminal)
 			 d->map && d->map->dm_name ? ")" : "");
 		return;
 	}
-	if (st && strcmp(st, "in-sync") != 0) {
+	/* a moving partition is off the kernel's table on purpose: resume, not re-read */
+	if (st && strcmp(st, "in-sync") != 0 && !row_moving(d)) {
 		const char *w =
 		    strcmp(st, "disk-only") == 0 ? "on disk but not known to the kernel "
 						   "(re-read the table or reboot)"
@@ -297,6 +336,7 @@ static void row_reason(struct row *r, bool terminal)
 	    (r->fs == PA_VERDICT_MISALIGNED || d->fs_unit || d->fs_width))
 		n += fs_clauses(r, fs, sizeof(fs), cl + n);
 	join_clauses(r, cl, n, terminal);
+	move_clause(r);
 }
 
 /* Cell @i of a row: what the kernel and udev say of the device.  1: not one of these
@@ -485,6 +525,10 @@ static int fill_verdicts(struct libscols_line *ln, size_t i, int col, const stru
 		if (d->lvm_pv_known && d->lvm_extent_size)
 			rc = out_set_u64(ln, i, d->lvm_extent_size);
 		break;
+	case COL_MOVE:
+		if (whole->move && whole->move->seen != PA_MOVE_SEEN_NONE)
+			rc = out_set_str(ln, i, "unfinished");
+		break;
 	case COL_UDEV: {
 		char why[512];
 		int st = device_udev_stale(d, why, sizeof(why));
@@ -638,13 +682,15 @@ static int select_rows(const struct pa_devlist *l, const char *root, char **name
 			if (!want[idx])
 				continue;
 		}
-		/* a whole device holding partitions is shown through them */
-		if (!d->is_path && !device_is_checked(d))
+		/* a whole device holding partitions is shown through them; one
+		   with an unfinished move has a row of its own that says so */
+		if (!d->is_path && !device_is_checked(d) && !disk_moving(d))
 			continue;
 		if (d->is_path && d->kind == PA_KIND_PART)
 			continue;
 		(*rows)[k].d = d;
-		(*rows)[k].checked = device_is_checked(d);
+		(*rows)[k].checked =
+		    device_is_checked(d) && !(device_is_whole(d) && disk_moving(d));
 		k++;
 	}
 	*nrows = k;
@@ -891,6 +937,9 @@ int cmd_check(int argc, char **argv)
 		status |= PA_EXIT_ERROR;
 		goto out;
 	}
+	/* before the rows: a move adds the disk's row and its hidden partitions'
+	   (the host's journals say nothing about the devices of a dump) */
+	status |= cli_move_states(&devs, argv + optind, argc - optind, !co.so.root);
 	rc = select_rows(&devs, co.so.root, argv + optind, argc - optind, &rows, &nrows,
 			 &status);
 	if (rc < 0) {
@@ -898,9 +947,6 @@ int cmd_check(int argc, char **argv)
 		status |= PA_EXIT_ERROR;
 		goto out;
 	}
-	/* the host's journals say nothing about the devices of a dump */
-	if (!co.so.root)
-		status |= cli_move_warn_pending(&devs, argv + optind, argc - optind);
 	tb = out_table_new(&co.oo, "devices", columns, sel, nsel);
 	if (!tb) {
 		msg_err(NULL, ENOMEM, "cannot create the output table");

@@ -32,6 +32,7 @@
 #include "cli/cmd-rules.h"
 #include "cli/rules-warn.h"
 #include "core/exitcodes.h"
+#include "core/movestate.h"
 #include "core/rules.h"
 #include "scan/ids.h"
 #include "scan/scan.h"
@@ -150,6 +151,50 @@ static int write_atomic(const char *path, const char *text, const char **what)
 
 /* ---- checks of one device --------------------------------------------- */
 
+/* Each disk's unfinished move from udev's database, with a row for each
+   partition it hides from the kernel (core/movestate.h). */
+static int moving_rows(struct pa_devlist *l)
+{
+	size_t i, n = l->n;
+	int rc = move_state_from_udev(l);
+
+	for (i = 0; i < n && rc == 0; i++)
+		if (device_is_whole(l->v[i]) && l->v[i]->move)
+			rc = move_state_add_rows(l, l->v[i]);
+	return rc;
+}
+
+/*
+ * A path the kernel does not have that names a partition of a whole disk of
+ * @l (which may have an unfinished move whose marker hides it): that disk,
+ * and the partition's row in *@part when a move's partitions are known.
+ */
+static struct pa_dev *hidden_by_move(const struct pa_devlist *l, const char *path,
+				     struct pa_dev **part)
+{
+	size_t i;
+
+	*part = NULL;
+	for (i = 0; i < l->n; i++) {
+		struct pa_dev *w = l->v[i];
+		size_t n = w->path ? strlen(w->path) : 0;
+		const char *rest = path + n;
+
+		if (l->v[i]->kernel_missing && l->v[i]->disk && l->v[i]->disk->move &&
+		    l->v[i]->path && strcmp(l->v[i]->path, path) == 0) {
+			*part = l->v[i];
+			return l->v[i]->disk;
+		}
+		if (!device_is_whole(w) || !n || strncmp(path, w->path, n))
+			continue;
+		if (*rest == 'p')
+			rest++;
+		if (*rest && strspn(rest, "0123456789") == strlen(rest))
+			return w;
+	}
+	return NULL;
+}
+
 static int resolve(const struct pa_devlist *l, const struct rules_entry *e,
 		   struct pa_dev **out, struct pa_diags *diags)
 {
@@ -162,7 +207,25 @@ static int resolve(const struct pa_devlist *l, const struct rules_entry *e,
 		return diag_add(diags, e->origin, 0, "bad device '%s'", e->device)
 			   ?: -EINVAL;
 	if (sel == RULES_SEL_PATH) {
+		struct pa_dev *w = NULL;
+
 		rc = scan_lookup(l, v, out);
+		/* not there: a partition of a disk whose table hides it?  (its rows
+		   are added to @l, which the caller owns) */
+		if (rc == -ENOENT)
+			w = hidden_by_move(l, v, out);
+		if (w && !w->move && scan_probe_marker((struct pa_devlist *)l, w) < 0)
+			return -ENOMEM;
+		if (w && w->move && w->move->seen && (w = hidden_by_move(l, v, out))) {
+			if (*out)
+				return 0; /* rules_set_add refuses it, naming the move */
+			return diag_add(diags, v, 0,
+					"its disk records an unfinished data move "
+					"(partalign fix --move-data): finish it with "
+					"'partalign resume %s' first",
+					w->path)
+				   ?: -EBUSY;
+		}
 		if (rc == -ENOTBLK)
 			return diag_add(diags, v, 0, "not a block device (%s)", e->name)
 				   ?: rc;
@@ -653,7 +716,8 @@ static int run_map(const struct opts *op, const struct rules_map *map)
 		status = PA_EXIT_ERROR;
 		goto out;
 	}
-	if (build(&o, map, &devs, &set, &diags) < 0)
+	/* a partition an unfinished move hides is named, so that it is refused */
+	if (moving_rows(&devs) < 0 || build(&o, map, &devs, &set, &diags) < 0)
 		goto nomem;
 	if (diags.n) {
 		msg_log_diags(o.log, &diags);

@@ -270,6 +270,14 @@ void align_check_dev(const struct pa_dev *d, const struct pa_grain *policy,
 			    out);
 	else
 		align_check(&d->topo, d->size, PA_REGION_WHOLE, 0, policy, false, 0, out);
+	/* a table without partitions is still a table: say so, not "without one" */
+	if (d->kind != PA_KIND_PART && d->pttype) {
+		unsigned int i;
+
+		for (i = 0; i < out->why.n; i++)
+			if (out->why.r[i].kind == PA_REASON_WHOLE)
+				out->why.r[i].a = 1;
+	}
 }
 
 static uint64_t gcd(uint64_t a, uint64_t b)

@@ -12,6 +12,7 @@
 #include <strings.h>
 
 #include "core/device.h"
+#include "core/movestate.h"
 
 struct pa_dev *device_new(void)
 {
@@ -34,6 +35,8 @@ void device_free(struct pa_dev *d)
 	free(d->wwn);
 	free(d->fstype);
 	free(d->pttype);
+	free(d->pt_uuid);
+	move_state_free(d->move);
 	free(d->dm_uuid);
 	free(d->dm_name);
 	free(d->holders);

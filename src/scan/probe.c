@@ -20,6 +20,8 @@
 
 #include "core/fsgeom.h"
 #include "core/marker.h"
+#include "core/movestate.h"
+#include "shared/fileio.h"
 #include "scan/lvm.h"
 #include "scan/scan.h"
 
@@ -134,6 +136,58 @@ static void probe_fs_geom(int fd, struct pa_dev *d, uint64_t off)
 	d->fs_blocksize = g.blocksize;
 }
 
+static int rd_fd(void *ctx, uint64_t off, void *buf, size_t len)
+{
+	return pread_zero(*(int *)ctx, buf, len, off);
+}
+
+/*
+ * The move marker in the disk's own table: this build's hides the moving
+ * entries from libblkid, so only the raw table tells them (core/marker.h).
+ */
+static int probe_marker(struct pa_devlist *l, struct pa_dev *w, int fd)
+{
+	struct marker_io io = {rd_fd, NULL, &fd, w->topo.logical, w->size};
+	struct pa_move_state *s;
+	struct pa_marker m;
+	size_t i;
+	int rc;
+
+	if (!w->topo.logical || w->size < w->topo.logical)
+		return 0;
+	rc = marker_find(&io, &m);
+	if (rc < 0)
+		return 0; /* unreadable: the table's own probe says so */
+	w->marker_read = true;
+	if (rc == 0)
+		return 0;
+	if (!(s = move_state_of(w)))
+		return -ENOMEM;
+	s->seen = PA_MOVE_SEEN_MARKER;
+	s->disk = true;
+	s->id = m.move_id;
+	s->id32 = m.id32;
+	for (i = 0; i < m.n; i++) {
+		const struct pa_marker_part *p = &m.parts[i];
+		struct pa_move_part mp = {p->num, p->from, p->len, p->to};
+
+		if (move_state_add_part(s, &mp) < 0)
+			return -ENOMEM;
+	}
+	return move_state_add_rows(l, w);
+}
+
+int scan_probe_marker(struct pa_devlist *l, struct pa_dev *whole)
+{
+	int fd = open(whole->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK), rc;
+
+	if (fd < 0)
+		return 0;
+	rc = probe_marker(l, whole, fd);
+	close(fd);
+	return rc;
+}
+
 static bool is_pv(const struct pa_dev *d)
 {
 	return d->fstype && strcmp(d->fstype, "LVM2_member") == 0;
@@ -167,6 +221,8 @@ int scan_probe_disk(struct pa_devlist *l, struct pa_dev *w, struct pa_diags *dia
 		parts = blkid_probe_get_partitions(pr);
 	/* a table is there: a partition missing from it is missing (stale udev) */
 	read_ok = parts != NULL;
+	if (read_ok && (rc = probe_marker(l, w, fd)) < 0)
+		goto out;
 	if (parts) {
 		blkid_parttable tab = blkid_partlist_get_table(parts);
 
@@ -217,8 +273,9 @@ int scan_probe_disk(struct pa_devlist *l, struct pa_dev *w, struct pa_diags *dia
 		unsigned int no = (unsigned int)blkid_partition_get_partno(bp);
 		bool known = false;
 
-		/* logical msdos partitions inside an extended one are listed too */
-		for (i = 0; i < nkernel && !known; i++)
+		/* logical msdos partitions inside an extended one are listed too;
+		   a moving partition the marker's rows added is known */
+		for (i = 0; i < l->n && !known; i++)
 			known = l->v[i]->disk == w && l->v[i]->partno == no;
 		if (!known)
 			rc = add_ondisk_only(l, w, bp);

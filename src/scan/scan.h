@@ -109,6 +109,13 @@ int scan_md_raid10_copies(uint64_t layout, unsigned int *copies);
 int scan_probe_disk(struct pa_devlist *l, struct pa_dev *whole, struct pa_diags *diags);
 
 /*
+ * Only the move marker of @whole's own table (core/marker.h), read-only:
+ * whole->move and a row in @l for each partition it hides (core/movestate.h).
+ * 0 (also when the disk cannot be read), -ENOMEM.
+ */
+int scan_probe_marker(struct pa_devlist *l, struct pa_dev *whole);
+
+/*
  * What libblkid finds at @off..@off+@size (0: to the end) of the open
  * device @fd: "xfs", "LVM2_member", "oracleasm", "swap", a nested "dos"...
  * NULL when nothing is found.  Reads only.
