@@ -146,7 +146,7 @@ static const struct out_col columns[] = {
 static const int table_defaults[] = {COL_NAME,	    COL_TYPE,	  COL_START,   COL_SIZE,
 				     COL_LOG_SEC,   COL_PHY_SEC,  COL_MIN_IO,  COL_OPT_IO,
 				     COL_ALIGNMENT, COL_PHYSICAL, COL_OPTIMAL, COL_POLICY,
-				     COL_REASON,    COL_MOVE};
+				     COL_REASON};
 /* A table to a terminal: what fits 80 columns, the reason truncated to what is left. */
 static const int terminal_defaults[] = {COL_NAME,    COL_START,	 COL_SIZE,  COL_PHYSICAL,
 					COL_OPTIMAL, COL_POLICY, COL_REASON};
@@ -161,11 +161,11 @@ static const int topology_defaults[] = {COL_NAME,      COL_START,     COL_LOG_SE
 	    COL_LOG_SEC, COL_PHY_SEC, COL_MIN_IO, COL_OPT_IO, COL_ALIGNMENT,             \
 	    COL_ALIGN_CALC, COL_PHYSICAL, COL_OPTIMAL, COL_POLICY, COL_REASON,           \
 	    COL_FSTYPE, COL_MOUNTPOINTS, COL_HOLDERS, COL_PARTLABEL, COL_PARTUUID,       \
-	    COL_WWN, COL_SERIAL, COL_MOVE
+	    COL_WWN, COL_SERIAL
 static const int script_defaults[] = {SCRIPT_COLUMNS};
-static const int json_defaults[] = {SCRIPT_COLUMNS, COL_KNAME,	   COL_START_SEC,
-				    COL_UDEV,	    COL_ABS_START, COL_LAYERS,
-				    COL_FS,	    COL_PE_START,  COL_EXTENT_SIZE};
+static const int json_defaults[] = {
+    SCRIPT_COLUMNS, COL_KNAME, COL_START_SEC, COL_UDEV,	       COL_ABS_START,
+    COL_LAYERS,	    COL_FS,    COL_PE_START,  COL_EXTENT_SIZE, COL_MOVE};
 #undef SCRIPT_COLUMNS
 
 /* A row to print; the verdicts and the reason are computed as it is printed. */

@@ -43,8 +43,8 @@ static const struct pa_dev *carrier(const struct pa_devlist *l, const struct pa_
 			continue;
 		/* a dos marker hides its entries from udev, but its signature is the
 		   id's low half: only such a disk's own table is read */
-		if (!c->move && c->pttype && strcmp(c->pttype, "dos") == 0 && c->pt_uuid &&
-		    strcasecmp(c->pt_uuid, low) == 0 &&
+		if (!c->move && c->pttype && strcmp(c->pttype, "dos") == 0 &&
+		    c->pt_uuid && strcasecmp(c->pt_uuid, low) == 0 &&
 		    scan_probe_marker((struct pa_devlist *)l, c) < 0)
 			return NULL;
 		s = c->move;
@@ -108,8 +108,9 @@ static int state_from_journal(struct pa_move_state *s, const char *path, uint64_
 	if (move_journal_peek(path, &j) < 0)
 		return 0; /* named for the disk, its header unread: the id alone */
 	for (i = 0; i < j.n && rc == 0; i++)
-		rc = move_state_add_part(
-		    s, &(struct pa_move_part){j.v[i].num, j.v[i].from, j.v[i].len, j.v[i].to});
+		rc =
+		    move_state_add_part(s, &(struct pa_move_part){j.v[i].num, j.v[i].from,
+								  j.v[i].len, j.v[i].to});
 	journal_free(&j);
 	return rc;
 }

@@ -12,7 +12,6 @@
 #include <strings.h>
 
 #include "core/device.h"
-#include "core/movestate.h"
 
 struct pa_dev *device_new(void)
 {
@@ -36,7 +35,11 @@ void device_free(struct pa_dev *d)
 	free(d->fstype);
 	free(d->pttype);
 	free(d->pt_uuid);
-	move_state_free(d->move);
+	if (d->move) {
+		free(d->move->journal);
+		free(d->move->parts);
+		free(d->move);
+	}
 	free(d->dm_uuid);
 	free(d->dm_name);
 	free(d->holders);

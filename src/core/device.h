@@ -92,9 +92,9 @@ struct pa_move_part {
 
 struct pa_move_state {
 	enum pa_move_seen seen;
-	uint64_t id; /* the move id; 0 unknown */
-	bool id32;   /* only its low 32 bits are known (a dos disk) */
-	bool disk;   /* read from the disk's own table (--probe) */
+	uint64_t id;   /* the move id; 0 unknown */
+	bool id32;     /* only its low 32 bits are known (a dos disk) */
+	bool disk;     /* read from the disk's own table (--probe) */
 	char *journal; /* the journal file that says it, NULL */
 	size_t n;
 	struct pa_move_part *parts; /* what is known of the moving partitions */
@@ -177,10 +177,10 @@ struct pa_dev {
 	unsigned int md_nmembers;
 	struct pa_md_member *md_members;
 
-	unsigned int nparts; /* wholes: number of partitions the kernel has */
+	unsigned int nparts;	    /* wholes: number of partitions the kernel has */
 	struct pa_move_state *move; /* wholes: an unfinished data move; NULL none */
 	bool marker_read; /* wholes, --probe: the table was read for a move marker */
-	bool is_path;	     /* a multipath path device or a partition of one */
+	bool is_path;	  /* a multipath path device or a partition of one */
 
 	/* --probe: what the on-disk table says about this partition */
 	bool probed;

@@ -671,7 +671,8 @@ static size_t utf8_of_utf16(const unsigned char *u, size_t units, char *out, siz
 		if (!c)
 			break;
 		if (c >= 0xd800 && c < 0xdc00 && i + 1 < units) {
-			uint32_t lo = (uint32_t)u[2 * i + 2] | (uint32_t)u[2 * i + 3] << 8;
+			uint32_t lo = (uint32_t)u[2 * i + 2] | (uint32_t)u[2 * i + 3]
+								   << 8;
 
 			if (lo >= 0xdc00 && lo < 0xe000) {
 				c = 0x10000 + ((c - 0xd800) << 10) + (lo - 0xdc00);

@@ -16,15 +16,6 @@
 #include "core/units.h"
 #include "shared/hex.h"
 
-void move_state_free(struct pa_move_state *s)
-{
-	if (!s)
-		return;
-	free(s->journal);
-	free(s->parts);
-	free(s);
-}
-
 struct pa_move_state *move_state_of(struct pa_dev *w)
 {
 	if (!w->move)
@@ -105,7 +96,8 @@ int move_state_from_udev(const struct pa_devlist *l)
 			s->id32 = false;
 			continue;
 		}
-		if (d->kind != PA_KIND_PART || !d->disk || !marker_type_is_move(d->part_type))
+		if (d->kind != PA_KIND_PART || !d->disk ||
+		    !marker_type_is_move(d->part_type))
 			continue;
 		if (!(s = move_state_of(d->disk)))
 			return -ENOMEM;
@@ -117,14 +109,15 @@ int move_state_from_udev(const struct pa_devlist *l)
 			}
 		}
 		if (d->start_known &&
-		    move_state_add_part(s, &(struct pa_move_part){d->partno, d->start,
-								  d->size, 0}) < 0)
+		    move_state_add_part(
+			s, &(struct pa_move_part){d->partno, d->start, d->size, 0}) < 0)
 			return -ENOMEM;
 	}
 	return 0;
 }
 
-static bool kernel_has(const struct pa_devlist *l, const struct pa_dev *w, unsigned int num)
+static bool kernel_has(const struct pa_devlist *l, const struct pa_dev *w,
+		       unsigned int num)
 {
 	size_t i;
 
@@ -196,10 +189,11 @@ size_t move_state_text(const struct pa_dev *w, const struct pa_dev *d, char *buf
 		return 0;
 	}
 	if (s->seen == PA_MOVE_SEEN_OLD_JOURNAL)
-		return (size_t)snprintf(buf, len,
-					"a move journal of partalign 0.1 is there for %s: "
-					"finish that move with the partalign that started it",
-					w->name);
+		return (size_t)snprintf(
+		    buf, len,
+		    "a move journal of partalign 0.1 is there for %s: "
+		    "finish that move with the partalign that started it",
+		    w->name);
 	move_state_id(s, id, sizeof(id));
 	if (p && p->to)
 		snprintf(what, sizeof(what), "data half moved to %s (move %s)",
@@ -207,7 +201,8 @@ size_t move_state_text(const struct pa_dev *w, const struct pa_dev *d, char *buf
 	else if (p)
 		snprintf(what, sizeof(what), "data half moved (move %s)", id);
 	else if (d)
-		snprintf(what, sizeof(what), "its disk has an unfinished data move %s", id);
+		snprintf(what, sizeof(what), "its disk has an unfinished data move %s",
+			 id);
 	else
 		snprintf(what, sizeof(what), "unfinished data move %s", id);
 	n = snprintf(buf, len, "%s%s: finish it with 'partalign resume %s'", what,

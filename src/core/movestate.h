@@ -6,6 +6,7 @@
  * numbers in, state and text out.
  *
  * Ownership: a whole disk's ->move belongs to it (device_free frees it).
+ * device.c, which frees it, knows nothing of this file (no call circle).
  */
 #ifndef PARTALIGN_MOVESTATE_H
 #define PARTALIGN_MOVESTATE_H
@@ -15,8 +16,6 @@
 #include <stdint.h>
 
 #include "core/device.h"
-
-void move_state_free(struct pa_move_state *s);
 
 /*
  * @w's state, made (seen NONE) when it has none; NULL without memory.  A
