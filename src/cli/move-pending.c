@@ -129,6 +129,30 @@ static bool is_named(const struct pa_devlist *l, const struct pa_dev *w, char **
 	return named;
 }
 
+/* The moving partitions of @w's marked move, from its journal when it is here. */
+static int journal_parts(const char *dir, struct pa_dev *w)
+{
+	struct pa_move_state *s = w->move;
+	struct pa_journal j;
+	uint64_t id;
+	char *path;
+	size_t i;
+	int rc = move_journal_find_any(dir, w, &path, &id);
+
+	if (rc <= 0)
+		return rc;
+	if ((s->id32 ? (uint32_t)id == (uint32_t)s->id : id == s->id) &&
+	    move_journal_peek(path, &j) == 0) {
+		for (i = 0; i < j.n && rc >= 0; i++)
+			rc = move_state_add_part(
+			    s, &(struct pa_move_part){j.v[i].num, j.v[i].from, j.v[i].len,
+						      j.v[i].to});
+		journal_free(&j);
+	}
+	free(path);
+	return rc < 0 ? rc : 0;
+}
+
 /* A journal of this host's default directory for disk @w, which shows no marker. */
 static int journal_state(const char *dir, struct pa_devlist *l, struct pa_dev *w)
 {
@@ -194,6 +218,9 @@ int cli_move_states(struct pa_devlist *l, char **names, int nnames, bool host)
 				 "finish it with 'partalign resume %s'",
 				 move_state_id(s, id, sizeof(id)), w->path);
 			status |= PA_EXIT_MISALIGNED;
+			/* udev's database tells the move, its journal where it goes */
+			if (journals && !s->n && journal_parts(dir, w) < 0)
+				status |= PA_EXIT_ERROR;
 		} else if (journals) {
 			status |= journal_state(dir, l, w);
 		}
