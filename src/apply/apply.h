@@ -325,6 +325,24 @@ int apply_kernel_sync(struct pa_disk *d, const struct pa_dev *whole,
 int apply_kernel_del(struct pa_disk *d, unsigned int num);
 int apply_kernel_add(struct pa_disk *d, unsigned int num, uint64_t start, uint64_t size);
 
+/*
+ * Before a table write: take every partition of @whole the kernel has that
+ * is not in @keep exactly (number, start, size) away from the kernel with
+ * BLKPG, so that the write never leaves the kernel a partition whose entry
+ * changed under it.  The kernel is the judge of "in use": a partition it
+ * will not let go (-EBUSY: open, mounted, swap, a holder, a loop device or
+ * a mapping over it) stops it, with its number in *@busy, and the ones
+ * already taken are given back.  The taken ones in @taken (at most @max),
+ * for apply_kernel_give().  -EOPNOTSUPP for a dm map (its partitions are
+ * kpartx maps).
+ */
+int apply_kernel_take(struct pa_disk *d, const struct pa_dev *whole,
+		      const struct pa_kpart *keep, size_t nkeep, struct pa_kpart *taken,
+		      size_t max, size_t *ntaken, unsigned int *busy);
+
+/* Give the kernel back partitions taken with apply_kernel_take(), where they were. */
+void apply_kernel_give(struct pa_disk *d, const struct pa_kpart *parts, size_t n);
+
 /* Does the kernel's view (sysfs) of @whole match @parts exactly? */
 bool apply_kernel_matches(const struct pa_dev *whole, const struct pa_kpart *parts,
 			  size_t n);

@@ -298,6 +298,54 @@ static int blkpg_del(int fd, unsigned int num)
 	return rc;
 }
 
+int apply_kernel_take(struct pa_disk *d, const struct pa_dev *whole,
+		      const struct pa_kpart *keep, size_t nkeep, struct pa_kpart *taken,
+		      size_t max, size_t *ntaken, unsigned int *busy)
+{
+	struct kp *k = NULL;
+	size_t nk = 0, i, j;
+	int rc;
+
+	*ntaken = 0;
+	if (whole->dm_uuid)
+		return -EOPNOTSUPP;
+	rc = kernel_parts(whole, &k, &nk);
+	for (i = 0; rc == 0 && i < nk; i++) {
+		bool stays = false;
+
+		for (j = 0; j < nkeep && !stays; j++)
+			stays = same(&k[i], &keep[j]);
+		if (stays)
+			continue;
+		if (*ntaken >= max) {
+			rc = -E2BIG;
+		} else if ((rc = blkpg_del(d->fd, k[i].num)) == -ENXIO) {
+			rc = 0; /* gone already */
+		} else if (rc == 0) {
+			taken[(*ntaken)++] =
+			    (struct pa_kpart){k[i].num, k[i].start, k[i].size};
+		} else {
+			*busy = k[i].num;
+		}
+	}
+	free(k);
+	if (rc < 0) {
+		/* nothing is written yet: the kernel gets back what it had */
+		apply_kernel_give(d, taken, *ntaken);
+		*ntaken = 0;
+	}
+	return rc;
+}
+
+void apply_kernel_give(struct pa_disk *d, const struct pa_kpart *parts, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		blkpg(d->fd, BLKPG_ADD_PARTITION, parts[i].num, parts[i].start,
+		      parts[i].size);
+}
+
 int apply_kernel_del(struct pa_disk *d, unsigned int num)
 {
 	return blkpg_del(d->fd, num);
