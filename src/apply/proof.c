@@ -264,7 +264,7 @@ static int check_signatures(struct pa_proof *p, int fd)
 		} else {
 			continue;
 		}
-		posix_fadvise(fd, (off_t)off, (off_t)len, POSIX_FADV_DONTNEED);
+		cache_drop(fd, off, len);
 		now = scan_probe_signature(fd, off, len);
 		same = (!now && !was) || (now && was && strcmp(now, was) == 0);
 		if (!same) {

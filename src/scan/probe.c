@@ -25,11 +25,40 @@
 #include "scan/lvm.h"
 #include "scan/scan.h"
 
+/*
+ * Two or more signatures where one is expected (an ext4 with a stale xfs
+ * superblock in its first sector): libblkid's safe probe calls that
+ * "ambivalent" and names none, and udev records no type.  It is data all
+ * the same, maybe two file systems' worth: named "ambivalent: ext4, xfs",
+ * each type found by probing on past the first.
+ */
+static char *ambivalent(blkid_probe pr)
+{
+	char *res = strdup("ambivalent:");
+	const char *type;
+	size_t n = 0;
+
+	blkid_reset_probe(pr);
+	while (res && n < 8 && blkid_do_probe(pr) == 0) {
+		char *more;
+
+		if (blkid_probe_lookup_value(pr, "TYPE", &type, NULL) != 0 &&
+		    blkid_probe_lookup_value(pr, "PTTYPE", &type, NULL) != 0)
+			continue;
+		if (asprintf(&more, "%s%s %s", res, n++ ? "," : "", type) < 0)
+			more = NULL;
+		free(res);
+		res = more;
+	}
+	return res;
+}
+
 char *scan_probe_signature(int fd, uint64_t off, uint64_t size)
 {
 	blkid_probe pr = blkid_new_probe();
 	const char *type = NULL;
 	char *res = NULL;
+	int rc;
 
 	if (!pr)
 		return NULL;
@@ -38,11 +67,14 @@ char *scan_probe_signature(int fd, uint64_t off, uint64_t size)
 		blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE);
 		/* a partition table inside a partition counts as content too */
 		blkid_probe_enable_partitions(pr, 1);
-		if (blkid_do_safeprobe(pr) == 0 &&
+		rc = blkid_do_safeprobe(pr);
+		if (rc == 0 &&
 		    (blkid_probe_lookup_value(pr, "TYPE", &type, NULL) == 0 ||
 		     blkid_probe_lookup_value(pr, "PTTYPE", &type, NULL) == 0) &&
 		    type)
 			res = strdup(type);
+		else if (rc == -2)
+			res = ambivalent(pr);
 	}
 	blkid_free_probe(pr);
 	return res;
