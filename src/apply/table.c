@@ -301,6 +301,7 @@ static int read_health(struct pa_disk *d, struct pa_table *t)
 	t->hybrid_type = h.hybrid_type;
 	t->gpt_entries_lba = h.entries_lba;
 	t->gpt_alternate_lba = h.alternate_lba;
+	t->other_gpt = h.other_gpt;
 	return 0;
 }
 

@@ -729,6 +729,12 @@ static void warn_gpt_damage(const struct pa_dev *w)
 			msg_warn(w->path,
 				 "%s ('partalign plan %s' says what fix would do)", dmg,
 				 w->path);
+		if (h.other_gpt)
+			msg_warn(w->path,
+				 "a valid GPT header is on the disk too (%s), beside its "
+				 "dos table: read as dos, as the kernel and libparted "
+				 "read it",
+				 h.other_gpt == 1 ? "sector 1" : "the last sector");
 	}
 	close(fd);
 }

@@ -199,6 +199,12 @@ int fix_prepare(const struct fix_opts *o, const char *arg, struct fix_job *j)
 		return PA_EXIT_ERROR;
 	}
 	j->planned = true;
+	if (j->plan.table.label == PA_LABEL_MSDOS && j->plan.table.other_gpt)
+		msg_warn(dev->path,
+			 "a valid GPT header is on the disk too (%s), beside its dos "
+			 "table: read as dos, as the kernel and libparted read it; a "
+			 "dos -> GPT conversion that stopped, or another tool's leftover",
+			 j->plan.table.other_gpt == 1 ? "sector 1" : "the last sector");
 	if (!j->plan.refusal && j->plan.changes &&
 	    plan_table_damage(&j->plan.table, dmg, sizeof(dmg)))
 		msg_warn(dev->path, "%s: fix rewrites both copies", dmg);

@@ -241,6 +241,15 @@ int label_health(label_read_fn rd, void *ctx, uint32_t logical, uint64_t disk_si
 		goto out;
 	for (i = 0; i < 4; i++)
 		h->pmbr |= s[446 + 16 * i + 4] == 0xee;
+	if (!h->pmbr && nsec >= 3) {
+		/* a dos table: is a GPT valid beside it, which others may prefer? */
+		if (gpt_identity_at(rd, ctx, logical, nsec, 1, id) == 0)
+			h->other_gpt = 1;
+		else if (gpt_identity_at(rd, ctx, logical, nsec, nsec - 1, id) == 0)
+			h->other_gpt = 2;
+		rc = 0;
+		goto out;
+	}
 	if (!h->pmbr || nsec < 3)
 		goto out;
 	for (i = 0; i < 4 && !h->hybrid_entry; i++) {

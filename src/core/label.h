@@ -132,6 +132,13 @@ struct label_health {
 	uint64_t alternate_lba; /* the valid primary's alternate LBA as written
 				 * (past the end on a shrunk disk), else 0 */
 	size_t backup_parts;	/* primary not valid: used entries of the backup */
+	/*
+	 * Sector 0 is a dos table (no 0xEE entry), which the kernel, libblkid and
+	 * libparted read, but a GPT header is valid too: at LBA 1 (@other_gpt 1)
+	 * or at the last LBA (2) -- another tool's leftover, or a dos -> GPT
+	 * conversion an earlier build left between its writes.
+	 */
+	unsigned int other_gpt;
 };
 
 /* Fill @h; 0, -ENOMEM or the -errno of @rd. */

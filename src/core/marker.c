@@ -140,12 +140,33 @@ static int copy_store(const struct marker_io *io, struct gpt_copy *c)
 	return rc;
 }
 
+/*
+ * Is sector 0 a dos table (55 AA, no protective 0xEE entry)?  The kernel,
+ * libblkid and libparted then read dos, whatever GPT is valid beside it:
+ * so does the marker.
+ */
+static bool sector0_dos(const struct marker_io *io)
+{
+	unsigned char s[512];
+	int i;
+
+	if (io->rd(io->ctx, 0, s, sizeof(s)) < 0 || s[510] != 0x55 || s[511] != 0xaa)
+		return false;
+	for (i = 0; i < 4; i++)
+		if (s[446 + 16 * i + 4] == 0xee)
+			return false;
+	return true;
+}
+
 /* Both copies: [0] primary, [1] backup; how many are valid, or -errno. */
 static int copies_load(const struct marker_io *io, struct gpt_copy c[2])
 {
 	uint64_t last = io->size / io->logical - 1;
 	int rc, n = 0;
 
+	memset(c, 0, 2 * sizeof(*c));
+	if (sector0_dos(io))
+		return 0;
 	rc = copy_load(io, 1, &c[0]);
 	if (rc < 0 && rc != -ENOENT)
 		return rc;

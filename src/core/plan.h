@@ -65,6 +65,8 @@ struct pa_table {
 	unsigned int hybrid_entry;  /* a dos entry (1-4) beside the 0xEE one: hybrid */
 	unsigned int hybrid_type;   /* its system id */
 	bool gpt_odd_layout;	    /* entry array not at LBA 2 (or over 64 MiB) */
+	unsigned int other_gpt;	    /* a dos table with a valid GPT header beside
+				       it: 1 at LBA 1, 2 at the last LBA (label.h) */
 	uint64_t gpt_entries_lba;   /* where it is, when known */
 	uint64_t gpt_alternate_lba; /* where the valid primary says the backup is; 0 */
 	bool unreadable;	    /* libparted could not read the table at all */
