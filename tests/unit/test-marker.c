@@ -8,8 +8,6 @@
 
 #include "core/marker.h"
 
-#define MiB (1024u * 1024u)
-
 static int wr_img(void *ctx, uint64_t off, const void *buf, size_t len)
 {
 	struct img *m = ctx;
