@@ -70,7 +70,7 @@ udevdir=$(pkg-config --variable=udevdir udev)
 [ -n "$udevdir" ] || fail "pkg-config knows no udevdir"
 dpkg -c "$deb" | awk '$1 !~ /^d/ { p = $6; sub(/^\./, "", p); print $1, $2, p }' |
 	LC_ALL=C sort -k3 >"$T_TMP/files"
-expected deb-files UDEVRULESDIR="$udevdir/rules.d" | LC_ALL=C sort -k3 >"$T_TMP/files.want"
+expected deb-files UDEVRULESDIR="$udevdir/rules.d" VERSION="$V" | LC_ALL=C sort -k3 >"$T_TMP/files.want"
 same_list "dpkg -c" "$T_TMP/files.want" "$T_TMP/files"
 echo "ok: dpkg -c: $(wc -l <"$T_TMP/files") files as expected, the rule in $udevdir/rules.d"
 
