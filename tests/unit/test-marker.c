@@ -8,10 +8,6 @@
 
 #include "core/marker.h"
 
-#ifndef MiB
-#define MiB (1024u * 1024u)
-#endif
-
 static int wr_img(void *ctx, uint64_t off, const void *buf, size_t len)
 {
 	struct img *m = ctx;
