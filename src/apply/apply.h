@@ -238,6 +238,14 @@ void apply_proof_expect(struct pa_proof *p, const struct pa_plan *plan);
  * saying what; or -errno.
  */
 int apply_proof_check(struct pa_proof *p, int fd, int dfd, int own);
+/*
+ * Only the disk's size and sector sizes, as the kernel gives them now
+ * (before a backup of the old table is read: a disk that shrank fails that
+ * read, which would say less): -ESTALE with apply_proof_change(), 0, or
+ * -errno.
+ */
+int apply_proof_geometry(struct pa_proof *p, struct pa_disk *d);
+
 /* Only the openers: -EBUSY with apply_proof_change(), 0, or -errno. */
 int apply_proof_openers(struct pa_proof *p);
 /* @len bytes at @off are now @buf on the disk: partalign wrote them. */

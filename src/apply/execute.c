@@ -554,6 +554,11 @@ int apply_execute(const struct apply_request *rq, const struct apply_report_ops 
 		return stop(ops, r, APPLY_STAGE_LIMIT, -E2BIG);
 	if (!rq->restore)
 		nk = kparts_of_plan(rq->plan, kp);
+	/* a disk resized since the plan (at the prompt, say) is said as that,
+	   not as the backup's read failing past its new end */
+	if ((rc = apply_proof_geometry(rq->proof, rq->disk)) < 0)
+		return stop(ops, r, rc == -ESTALE ? APPLY_STAGE_PROOF : APPLY_STAGE_GATE,
+			    rc);
 	if (write && !rq->restore && (rc = regions_of_shadow(rq->sh, &g)) < 0) {
 		rc = stop(ops, r, APPLY_STAGE_PREPARE, rc);
 		goto out;

@@ -193,6 +193,13 @@ static int changed(struct pa_proof *p, enum pa_change_kind kind)
 	return -ESTALE;
 }
 
+static int check_geometry(struct pa_proof *p, int fd);
+
+int apply_proof_geometry(struct pa_proof *p, struct pa_disk *d)
+{
+	return p ? check_geometry(p, d->fd) : 0;
+}
+
 /* The size and sector sizes the kernel gives the disk now. */
 static int check_geometry(struct pa_proof *p, int fd)
 {
