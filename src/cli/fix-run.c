@@ -166,6 +166,9 @@ int fix_run(struct fix_opts *op, char *const *devices, size_t njobs)
 			if (!o.yes && !confirm(j)) {
 				j->result = "not confirmed";
 				status |= PA_EXIT_MISALIGNED;
+				if (o.out.format == OUT_TABLE)
+					printf("%s: not confirmed: nothing written\n",
+					       j->dev->path);
 			} else {
 				status |= fix_execute(&o, j);
 			}
