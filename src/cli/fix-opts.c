@@ -55,8 +55,9 @@ static void usage(FILE *f, bool fix)
 	    "      --list-columns    list the columns and exit\n"
 	    "  -h, --help            this text\n"
 	    "\n"
-	    "Exit status: 0 nothing to do, %s4 misalignment %s, 8 operational\n"
-	    "error, 16 usage error (OR-ed together).  See partalign-%s(8).\n",
+	    "%s"
+	    "8 operational error, 16 usage error (OR-ed together).  See "
+	    "partalign-%s(8).\n",
 	    fix ? "fix" : "plan",
 	    fix ? "Re-create the partitions of each DEVICE on the policy grain as GPT.\n"
 		  "Refuses disks in use or holding data; saves the table first.\n"
@@ -65,8 +66,12 @@ static void usage(FILE *f, bool fix)
 	    move_journal_dir_default(),
 	    fix ? "  -y, --yes             do not ask for confirmation\n" : "",
 	    PA_STATEDIR,
-	    fix ? "1 fixed, 2 written but the kernel has the old\ntable, " : "",
-	    fix ? "left (refused or partly done)" : "to fix (or refused)",
+	    fix ? "Exit status: 0 nothing to do, 1 fixed, 2 written but the kernel has "
+		  "the old\ntable, 4 misalignment left (refused, not confirmed or partly "
+		  "done),\n"
+		: "Exit status: 0 nothing to do, 1 changes to make, none of them "
+		  "alignment\n(a grown disk's backup GPT, a damaged GPT copy, the "
+		  "kernel's partitions),\n4 misalignment to fix (or refused),\n",
 	    fix ? "fix" : "plan");
 }
 

@@ -130,7 +130,7 @@ static const char *row_note(const struct fix_job *j, const struct pa_step *s)
 	if (j->planned && plan_gpt_end(&p->table) == PA_GPT_END_GROWN && !p->refusal &&
 	    p->changes)
 		return "the disk grew: fix writes the backup GPT at its end";
-	if (!s && j->kernel_stale)
+	if (j->kernel_stale)
 		return "the kernel's partitions differ from the table";
 	if (!s && j->planned && !p->refusal)
 		return "no partitions";
