@@ -94,8 +94,9 @@ static void usage(FILE *f)
 	    "                          " RULES_DEFAULT_OUTPUT ")\n"
 	    "      --root DIR          write into the system mounted at DIR; no udev "
 	    "reload\n"
-	    "  -n, --dry-run           print the file and a diff against the current "
-	    "one\n"
+	    "  -n, --dry-run           print a diff against the current file, then "
+	    "the\n"
+	    "                          warnings; write nothing\n"
 	    "  -f, --force             accept a partition holding a filesystem, LVM or "
 	    "md\n"
 	    "                          signature (ASM will destroy it)\n"
@@ -691,6 +692,15 @@ static int apply(const struct opts *o, const struct rules_set *set, const char *
 	return apply_udev(o->log, set, old, &triggered);
 }
 
+/* What may keep the rules from working; nothing here stops them being written. */
+static void warn_all(const struct opts *o, const struct rules_set *set,
+		     const char *target)
+{
+	rules_warn_accounts(set, o->root);
+	rules_warn_oracle_drivers(o->root);
+	rules_warn_claims(set, o->root, target);
+}
+
 /* The command after its options: the map's rules written and applied; exit bits. */
 static int run_map(const struct opts *op, const struct rules_map *map)
 {
@@ -750,26 +760,23 @@ static int run_map(const struct opts *op, const struct rules_map *map)
 		status = PA_EXIT_ERROR;
 		goto out;
 	}
-	rules_warn_accounts(&set, o.root);
-	rules_warn_oracle_drivers(o.root);
-	rules_warn_claims(&set, o.root, target);
-
 	if (o.dry_run) {
+		/* the rules once, as the diff (a new file: every line "+"), then
+		   the warnings and the verdict: what a terminal still shows */
 		char *diff = rules_diff(old, text, target, target);
 
 		if (!diff)
 			goto nomem;
-		fputs(text, stdout);
-		if (*diff) {
-			printf("\n");
-			fputs(diff, stdout);
-		}
+		fputs(diff, stdout);
+		fflush(stdout);
+		warn_all(&o, &set, target);
 		status = *diff ? PA_EXIT_CHANGED : PA_EXIT_OK;
 		fprintf(stderr, "%s: %s: %s (dry run)\n", PA_PROG, target,
 			*diff ? "would be written" : "unchanged");
 		free(diff);
 		goto out;
 	}
+	warn_all(&o, &set, target);
 	if (old && strcmp(old, text) == 0) {
 		size_t i;
 		bool ok = true;
