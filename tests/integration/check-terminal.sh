@@ -102,8 +102,19 @@ $(cat "$scr")"
 		assert_eq "$(($(cat "/sys/block/$disk/$p/start") * 512))" \
 			"$(awk -v p="$p" '$1 == p { print $3 }' "$T_TMP/pipe")" "check $d | cat: START of $p"
 	done
-	grep -q 'optimal: the device reports no optimal I/O size; policy: ' "$T_TMP/pipe" ||
-		fail "check $d | cat: the reason is not in full: $(cat "$T_TMP/pipe")"
+	# the reason in full, the failing verdict's clause first as on the terminal
+	grep -q ' misaligned policy: [^;]*; optimal: the device reports no optimal I/O size$' "$T_TMP/pipe" ||
+		fail "check $d | cat: the reason is not in full, its failing clause first: $(cat "$T_TMP/pipe")"
+	# the same order in every format: JSON, pairs
+	run_pa "$T_TMP/json" "$T_TMP/err" check --json "$d"
+	p=$(sysfs_parts "$d" | head -n1)
+	case $(json_get "$p" reason <"$T_TMP/json") in
+	"policy: "*"; optimal: the device reports no optimal I/O size") ;;
+	*) fail "check --json $d: reason of $p: $(json_get "$p" reason <"$T_TMP/json")" ;;
+	esac
+	run_pa "$T_TMP/pairs" "$T_TMP/err" check --pairs -o NAME,REASON "$d"
+	grep -q "^NAME=\"$p\" REASON=\"policy: [^;]*; optimal: " "$T_TMP/pairs" ||
+		fail "check --pairs $d: $(cat "$T_TMP/pairs")"
 	# JSON: start in bytes as before, start-sec in logical sectors
 	run_pa "$T_TMP/json" "$T_TMP/err" check --json "$d"
 	lbs=$(qattr "$d" logical_block_size)
