@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <wchar.h>
 
 #include "apply/move.h"
 #include "cli/cli.h"
@@ -73,6 +74,37 @@ static void usage(FILE *f, bool fix)
 		  "alignment\n(a grown disk's backup GPT, a damaged GPT copy, the "
 		  "kernel's partitions),\n4 misalignment to fix (or refused),\n",
 	    fix ? "fix" : "plan");
+}
+
+/*
+ * --name as GPT holds it: characters of the locale's character set (libparted
+ * converts them to UTF-16, and writes an empty name for what it cannot),
+ * at most 36 UTF-16 units.  0, or -EINVAL with a message.
+ */
+static int name_check(const char *s)
+{
+	const char *p = s, *end = s + strlen(s);
+	mbstate_t st;
+	size_t units = 0, k;
+	wchar_t wc;
+
+	memset(&st, 0, sizeof(st));
+	while (p < end) {
+		k = mbrtowc(&wc, p, (size_t)(end - p), &st);
+		if (k == (size_t)-1 || k == (size_t)-2 || k == 0) {
+			msg_err(NULL, 0,
+				"--name: not valid in this locale's character set "
+				"(LC_ALL, LC_CTYPE, LANG: a UTF-8 locale, e.g. C.UTF-8)");
+			return -EINVAL;
+		}
+		units += (unsigned long)wc > 0xffff ? 2 : 1;
+		p += k;
+	}
+	if (units > 36) {
+		msg_err(NULL, 0, "--name: at most 36 characters (GPT)");
+		return -EINVAL;
+	}
+	return 0;
 }
 
 /* Options that do not go together, and a device to work on. */
@@ -156,10 +188,8 @@ int fix_opts_parse(int argc, char **argv, struct fix_opts *o)
 			o->plan.new_disk = true;
 			break;
 		case OPT_NAME:
-			if (strlen(optarg) > 36) {
-				msg_err(NULL, 0, "--name: at most 36 characters (GPT)");
+			if (name_check(optarg) < 0)
 				return PA_EXIT_USAGE;
-			}
 			o->name = optarg;
 			break;
 		case OPT_DISCARD:
