@@ -220,12 +220,11 @@ static bool clause_is_misaligned(const struct clause *cl, const struct row *r)
 }
 
 /*
- * The clauses into r->reason, "; " between them.  On a terminal the reason is
- * cut to the width left: the clauses that explain a misaligned verdict go
- * first, the n/a notes after them.
+ * The clauses into r->reason, "; " between them: the clauses that explain a
+ * misaligned verdict first, the n/a notes after them, in every format (on a
+ * terminal the cell is cut to the width left).
  */
-static void join_clauses(struct row *r, const struct clause *cl, unsigned int n,
-			 bool terminal)
+static void join_clauses(struct row *r, const struct clause *cl, unsigned int n)
 {
 	char *out = r->reason;
 	size_t len = sizeof(r->reason), used = 0;
@@ -233,9 +232,9 @@ static void join_clauses(struct row *r, const struct clause *cl, unsigned int n,
 	int pass;
 
 	out[0] = '\0';
-	for (pass = terminal ? 0 : 1; pass < 2; pass++)
+	for (pass = 0; pass < 2; pass++)
 		for (i = 0; i < n; i++) {
-			if (terminal && (pass == 0) != clause_is_misaligned(&cl[i], r))
+			if ((pass == 0) != clause_is_misaligned(&cl[i], r))
 				continue;
 			if (used + cl[i].n + 3 >= len)
 				continue;
@@ -297,7 +296,7 @@ static void move_clause(struct row *r)
 		memcpy(r->reason + n, "; ", 2);
 }
 
-static void row_reason(struct row *r, bool terminal)
+static void row_reason(struct row *r)
 {
 	const struct pa_dev *d = r->d;
 	const char *st = table_state(d);
@@ -335,7 +334,7 @@ static void row_reason(struct row *r, bool terminal)
 	if (r->fs_reason[0] &&
 	    (r->fs == PA_VERDICT_MISALIGNED || d->fs_unit || d->fs_width))
 		n += fs_clauses(r, fs, sizeof(fs), cl + n);
-	join_clauses(r, cl, n, terminal);
+	join_clauses(r, cl, n);
 	move_clause(r);
 }
 
@@ -885,7 +884,7 @@ static int check_rows(const struct check_opts *co, const struct pa_devlist *l,
 			}
 			status |= align_check_exit(&r->c);
 		}
-		row_reason(r, co->oo.terminal);
+		row_reason(r);
 		if (device_udev_stale(r->d, stale, sizeof(stale)) > 0)
 			msg_warn(r->d->path, "%s", stale);
 		ln = scols_table_new_line(tb, NULL);

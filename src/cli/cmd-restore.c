@@ -448,6 +448,13 @@ int cmd_restore(int argc, char **argv)
 		}
 	}
 	if (argc - optind != 2) {
+		if (argc - optind > 2)
+			msg_err(NULL, 0,
+				"unexpected argument '%s' (restore takes FILE DEVICE)",
+				argv[optind + 2]);
+		else
+			msg_err(NULL, 0, "no %s given",
+				argc == optind ? "backup file" : "device");
 		usage(stderr);
 		return PA_EXIT_USAGE;
 	}

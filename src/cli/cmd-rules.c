@@ -66,7 +66,8 @@ struct opts {
 	bool dry_run;
 	bool force;
 	bool no_reload;
-	struct msg_log *log; /* a caller's (provision): the errors of the run */
+	struct msg_log *log;	    /* a caller's (provision): the errors of the run */
+	struct rules_origin origin; /* --map, --disk, provision: for the header */
 };
 
 static void usage(FILE *f)
@@ -94,8 +95,9 @@ static void usage(FILE *f)
 	    "                          " RULES_DEFAULT_OUTPUT ")\n"
 	    "      --root DIR          write into the system mounted at DIR; no udev "
 	    "reload\n"
-	    "  -n, --dry-run           print the file and a diff against the current "
-	    "one\n"
+	    "  -n, --dry-run           print a diff against the current file, then "
+	    "the\n"
+	    "                          warnings; write nothing\n"
 	    "  -f, --force             accept a partition holding a filesystem, LVM or "
 	    "md\n"
 	    "                          signature (ASM will destroy it)\n"
@@ -570,6 +572,7 @@ static int parse(int argc, char **argv, struct opts *o, struct rules_map *map,
 	while ((c = getopt_long(argc, argv, "d:m:nfqh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
+			o->origin.disks = true;
 			rc = rules_map_add_arg(map, optarg, diags);
 			if (rc == -ENOMEM)
 				return rc;
@@ -586,6 +589,8 @@ static int parse(int argc, char **argv, struct opts *o, struct rules_map *map,
 			}
 			rc = rules_map_parse(map, text, optarg, diags);
 			free(text);
+			if (!o->origin.nmaps++)
+				o->origin.map = optarg;
 			if (rc == -ENOMEM)
 				return rc;
 			break;
@@ -691,6 +696,15 @@ static int apply(const struct opts *o, const struct rules_set *set, const char *
 	return apply_udev(o->log, set, old, &triggered);
 }
 
+/* What may keep the rules from working; nothing here stops them being written. */
+static void warn_all(const struct opts *o, const struct rules_set *set,
+		     const char *target)
+{
+	rules_warn_accounts(set, o->root);
+	rules_warn_oracle_drivers(o->root);
+	rules_warn_claims(set, o->root, target);
+}
+
 /* The command after its options: the map's rules written and applied; exit bits. */
 static int run_map(const struct opts *op, const struct rules_map *map)
 {
@@ -699,7 +713,7 @@ static int run_map(const struct opts *op, const struct rules_map *map)
 	struct rules_set set = {0};
 	struct pa_devlist devs = {0};
 	struct pa_diags diags = {0}, scandiags = {0};
-	char *target = NULL, *text = NULL, *old = NULL;
+	char *target = NULL, *text = NULL, *old = NULL, *mapreal = NULL;
 	struct stat st;
 	const char *what;
 	int status = PA_EXIT_OK, rc;
@@ -732,6 +746,10 @@ static int run_map(const struct opts *op, const struct rules_map *map)
 		status = PA_EXIT_ERROR;
 		goto out;
 	}
+	/* the header names the map by its real path: the same file, the same text */
+	set.origin = o.origin;
+	if (o.origin.map && (mapreal = realpath(o.origin.map, NULL)))
+		set.origin.map = mapreal;
 	text = rules_text(&set);
 	if (!text)
 		goto nomem;
@@ -750,26 +768,23 @@ static int run_map(const struct opts *op, const struct rules_map *map)
 		status = PA_EXIT_ERROR;
 		goto out;
 	}
-	rules_warn_accounts(&set, o.root);
-	rules_warn_oracle_drivers(o.root);
-	rules_warn_claims(&set, o.root, target);
-
 	if (o.dry_run) {
+		/* the rules once, as the diff (a new file: every line "+"), then
+		   the warnings and the verdict: what a terminal still shows */
 		char *diff = rules_diff(old, text, target, target);
 
 		if (!diff)
 			goto nomem;
-		fputs(text, stdout);
-		if (*diff) {
-			printf("\n");
-			fputs(diff, stdout);
-		}
+		fputs(diff, stdout);
+		fflush(stdout);
+		warn_all(&o, &set, target);
 		status = *diff ? PA_EXIT_CHANGED : PA_EXIT_OK;
 		fprintf(stderr, "%s: %s: %s (dry run)\n", PA_PROG, target,
 			*diff ? "would be written" : "unchanged");
 		free(diff);
 		goto out;
 	}
+	warn_all(&o, &set, target);
 	if (old && strcmp(old, text) == 0) {
 		size_t i;
 		bool ok = true;
@@ -806,6 +821,7 @@ out:
 	free(target);
 	free(text);
 	free(old);
+	free(mapreal);
 	rules_set_free(&set);
 	devlist_free(&devs);
 	diags_free(&diags);
@@ -833,11 +849,19 @@ int rules_run(const struct rules_opts *ro, const struct rules_map *map)
 	    .dry_run = ro->dry_run,
 	    .no_reload = ro->no_reload,
 	    .log = ro->log,
+	    .origin = {.config = ro->config},
 	};
+	char *real = ro->config ? realpath(ro->config, NULL) : NULL;
+	int status;
+
+	if (real)
+		o.origin.config = real;
 
 	snprintf(o.mode, sizeof(o.mode), "%s", ro->mode);
 	quiet = false;
-	return flush_stdout(o.log, run_map(&o, map));
+	status = flush_stdout(o.log, run_map(&o, map));
+	free(real);
+	return status;
 }
 
 int cmd_rules(int argc, char **argv)
