@@ -83,6 +83,16 @@ struct pa_shadow; /* the libparted view of the disk (opaque) */
  */
 int apply_table_read(struct pa_disk *d, struct pa_shadow **sh, struct pa_table *t,
 		     struct pa_diags *msgs);
+
+/*
+ * The same with @n regions laid over the disk's label sectors first (a
+ * table backup's, for restore to show the table it would write): what
+ * libparted reads from the disk as it would be.  The health fields of @t
+ * are the disk's own, as it is now.
+ */
+int apply_table_read_over(struct pa_disk *d, const struct pa_extent *regs,
+			  void *const *bufs, size_t n, struct pa_shadow **out,
+			  struct pa_table *t, struct pa_diags *msgs);
 void apply_shadow_free(struct pa_shadow *sh);
 
 /*

@@ -204,8 +204,8 @@ static int fill_entries(struct pa_disk *d, struct pa_shadow *sh, struct pa_table
 		    *ped_partition_get_name(part))
 			e.name = strdup(ped_partition_get_name(part));
 		if (sh->label == PA_LABEL_GPT &&
-		    label_gpt_entry_guids(rd_fd, &sh->memfd, sh->logical, e.num, type,
-					  uuid) == 0) {
+		    label_gpt_entry_guids(rd_fd, &sh->memfd, sh->logical, sh->size, e.num,
+					  type, uuid) == 0) {
 			e.type = strdup(type);
 			e.uuid = strdup(uuid);
 		} else if (sh->label == PA_LABEL_MSDOS &&
@@ -476,8 +476,29 @@ static int table_parse(struct pa_disk *d, struct pa_shadow *sh, struct pa_table 
 	return rc;
 }
 
+/* The sectors of @n regions over the shadow (a table backup, say), as if written. */
+static int overlay(struct pa_shadow *sh, const struct pa_extent *regs, void *const *bufs,
+		   size_t n)
+{
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; i < n && rc == 0; i++)
+		if (regs[i].off + regs[i].len <= sh->size)
+			rc = pwrite_all(sh->memfd, bufs[i], (size_t)regs[i].len,
+					regs[i].off);
+	return rc;
+}
+
 int apply_table_read(struct pa_disk *d, struct pa_shadow **out, struct pa_table *t,
 		     struct pa_diags *msgs)
+{
+	return apply_table_read_over(d, NULL, NULL, 0, out, t, msgs);
+}
+
+int apply_table_read_over(struct pa_disk *d, const struct pa_extent *regs,
+			  void *const *bufs, size_t n, struct pa_shadow **out,
+			  struct pa_table *t, struct pa_diags *msgs)
 {
 	struct pa_shadow *sh = calloc(1, sizeof(*sh));
 	int rc;
@@ -486,6 +507,8 @@ int apply_table_read(struct pa_disk *d, struct pa_shadow **out, struct pa_table 
 	if (!sh)
 		return -ENOMEM;
 	rc = shadow_fill(d, sh);
+	if (rc == 0 && n)
+		rc = overlay(sh, regs, bufs, n);
 	if (rc == 0)
 		rc = reveal_marker(sh);
 	if (rc == 0)
