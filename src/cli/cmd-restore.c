@@ -19,11 +19,15 @@
 
 #include "apply/apply.h"
 #include "apply/execute.h"
+#include "apply/look.h"
 #include "core/label.h"
 #include "cli/cli.h"
+#include "cli/fix-prepare.h"
 #include "cli/fix-write.h"
+#include "cli/restore-table.h"
 #include "cli/trusted.h"
 #include "core/marker.h"
+#include "core/refusal.h"
 #include "core/exitcodes.h"
 #include "scan/scan.h"
 
@@ -51,109 +55,6 @@ static void usage(FILE *f)
 	      "Exit status: 0 nothing to do, 1 restored, 2 restored but the kernel\n"
 	      "has the old table, 8 error or refused, 16 usage error.\n",
 	      f);
-}
-
-/* Scan @arg and its neighbourhood into @l and find it there. */
-static int scan_one(const char *arg, struct pa_devlist *l, struct pa_dev **dev)
-{
-	char *names[] = {(char *)arg};
-	struct pa_scan_opts so = {.names = names, .nnames = 1};
-	struct pa_diags diags = {0};
-	int rc;
-
-	devlist_free(l);
-	rc = scan_devices(&so, l, &diags);
-	msg_diags(&diags);
-	diags_free(&diags);
-	return rc < 0 ? rc : scan_lookup(l, arg, dev);
-}
-
-static void text_of(const struct label_id *id, char *buf, size_t len)
-{
-	if (label_identity_format(id, buf, len) < 0)
-		snprintf(buf, len, "?");
-}
-
-/*
- * The identity rule.  Format 2: the disk's label identity must be the one
- * of the table the backup holds or of the table partalign wrote over it,
- * and the device id must be the backup's; --force waives one of the two:
- * the device id (a disk moved to another controller), or the label when
- * the disk has none that can be identified.  Format 1 has only the device
- * id, which --force cannot waive.  0 to go on, or PA_EXIT_ERROR (said).
- */
-static int identity_ok(const struct pa_backup *b, struct pa_disk *d, const char *path,
-		       const char *id, bool force)
-{
-	struct label_id *cur;
-	const struct label_id *wrote = b->after;
-	char have[64], held[64], after[64] = "";
-	bool id_ok = strcmp(id, b->id) == 0, label_ok;
-	int rc;
-
-	if (b->format == 1) {
-		if (id_ok)
-			return 0;
-		msg_err(path, 0, "refused: the backup is of %s, this disk is %s", b->id,
-			id);
-		return PA_EXIT_ERROR;
-	}
-	cur = malloc(sizeof(*cur));
-	if (!cur)
-		return PA_EXIT_ERROR;
-	rc = apply_disk_identity(d, cur);
-	if (rc < 0) {
-		msg_err(path, -rc, "cannot read the partition table");
-		free(cur);
-		return PA_EXIT_ERROR;
-	}
-	if (wrote && label_identity_same(wrote, b->label))
-		wrote = NULL; /* fix rewrote the table in place: one identity */
-	text_of(cur, have, sizeof(have));
-	text_of(b->label, held, sizeof(held));
-	if (wrote)
-		text_of(wrote, after, sizeof(after));
-	label_ok =
-	    cur->kind != LABEL_ID_NONE && (label_identity_same(cur, b->label) ||
-					   (wrote && label_identity_same(cur, wrote)));
-	rc = PA_EXIT_ERROR;
-	if (!label_ok && cur->kind != LABEL_ID_NONE) {
-		msg_err(path, 0,
-			"refused: the backup is of the table %s%s%s%s, this disk has %s",
-			held, wrote ? " (or " : "", after,
-			wrote ? ", which partalign wrote over it)" : "", have);
-	} else if (!label_ok && !force) {
-		msg_err(path, 0,
-			"refused: the disk has no partition table to identify it by "
-			"(the backup is of %s); --force restores it if the device id "
-			"matches",
-			held);
-	} else if (!label_ok && !id_ok) {
-		msg_err(path, 0,
-			"refused: the disk has no partition table to identify it by and "
-			"the backup is of %s, this disk is %s",
-			b->id, id);
-	} else if (!id_ok && !force) {
-		msg_err(path, 0,
-			"refused: the backup is of %s, this disk is %s (its label %s "
-			"matches: --force if the disk has moved)",
-			b->id, id, have);
-	} else {
-		if (!id_ok)
-			msg_warn(
-			    path,
-			    "the backup is of %s, this disk is %s; restoring (--force, "
-			    "its label %s matches)",
-			    b->id, id, have);
-		if (!label_ok)
-			msg_warn(path,
-				 "no partition table to identify the disk by; restoring "
-				 "(--force, the device id %s matches)",
-				 id);
-		rc = 0;
-	}
-	free(cur);
-	return rc;
 }
 
 static void hook_saved(void *arg, const char *path)
@@ -234,181 +135,165 @@ static int write_back(const struct pa_backup *b, struct pa_disk *d,
 	return status;
 }
 
-/* The disk itself: write-protected, an unfinished move, a backup taken before one. */
-static int disk_refusal(const struct pa_backup *b, struct pa_disk *d,
-			const struct pa_dev *dev)
+/* Say where the look at @arg stopped, in restore's words; exit bits (0: go on). */
+static int look_said(const char *arg, const struct apply_look *lk)
 {
-	struct pa_marker mk;
-	int rc;
-
-	if (apply_disk_is_readonly(d)) {
-		msg_err(dev->path, 0, "refused: %s is read-only (write-protected)",
-			dev->path);
+	if (lk->stop == APPLY_LOOK_SCAN && lk->err == -ENODEV) {
+		msg_diags(&lk->diags);
+		msg_err(arg, 0, "not a disk partalign knows");
 		return PA_EXIT_ERROR;
 	}
-	rc = apply_disk_marker(d, &mk);
-	if (rc != 0) {
-		if (rc > 0)
-			msg_err(dev->path, 0,
-				"refused: an unfinished data move (move id %0*" PRIx64
-				") is recorded on the disk: finish it with 'partalign "
-				"resume %s'",
-				mk.id32 ? 8 : 16, mk.move_id, dev->path);
-		else
-			msg_err(dev->path, -rc, "cannot read the partition table");
-		return PA_EXIT_ERROR;
+	if (lk->stop == APPLY_LOOK_PART) {
+		msg_diags(&lk->diags);
+		msg_err(arg, 0, "is a partition: name its whole disk");
+		return PA_EXIT_USAGE;
 	}
-	if (b->move_id) {
-		msg_err(dev->path, 0,
-			"refused: the backup was taken before data move %016" PRIx64
-			"; its partitions' data has moved since",
-			b->move_id);
+	if (fix_look_said(NULL, arg, lk) != PA_EXIT_OK)
+		return PA_EXIT_ERROR;
+	if (lk->inuse) {
+		msg_err(lk->dev->path, 0, "refused: %s", lk->inuse);
 		return PA_EXIT_ERROR;
 	}
 	return PA_EXIT_OK;
 }
 
-/* The backup must be of a disk of this size and sector size, its regions on it. */
-static int backup_refusal(const struct pa_backup *b, const struct pa_disk *d,
-			  const struct pa_dev *dev)
+/* What the refusal rules of core/refusal.c read of backup @b and disk @d. */
+static int restore_facts(const struct pa_backup *b, struct pa_disk *d,
+			 const struct pa_dev *dev, const struct ropts *o,
+			 struct refusal_restore *rr, struct label_id *cur, char **id,
+			 struct refusal_region **regs)
 {
+	struct pa_marker mk;
 	size_t i;
+	int rc = apply_disk_marker(d, &mk), marked = rc;
 
-	if (d->size != b->size || d->logical != b->logical) {
-		msg_err(dev->path, 0,
-			"refused: the backup is of a %" PRIu64 "-byte disk with %" PRIu32
-			"-byte sectors, this one has %" PRIu64 " and %" PRIu32,
-			b->size, b->logical, d->size, d->logical);
-		return PA_EXIT_ERROR;
-	}
+	if (rc >= 0 && b->format != 1)
+		rc = apply_disk_identity(d, cur);
+	if (rc < 0)
+		return rc;
+	if (!(*id = apply_disk_id(dev)) || !(*regs = calloc(b->n + 1, sizeof(**regs))))
+		return -ENOMEM;
 	for (i = 0; i < b->n; i++)
-		if (b->regs[i].off + b->regs[i].len > d->size ||
-		    b->regs[i].off % d->logical || b->regs[i].len % d->logical) {
-			msg_err(dev->path, 0,
-				"refused: the backup has a region off the disk");
-			return PA_EXIT_ERROR;
+		(*regs)[i] = (struct refusal_region){b->regs[i].off, b->regs[i].len};
+	*rr = (struct refusal_restore){.format = b->format,
+				       .backup_id = b->id,
+				       .size = b->size,
+				       .logical = b->logical,
+				       .held = b->label,
+				       .wrote = b->after,
+				       .move_id = b->move_id,
+				       .regs = *regs,
+				       .nregs = b->n,
+				       .disk_id = *id,
+				       .disk_size = d->size,
+				       .disk_logical = d->logical,
+				       .readonly = apply_disk_is_readonly(d),
+				       .path = dev->path,
+				       .marked = marked == 1,
+				       .marker_id = mk.move_id,
+				       .marker_id32 = mk.id32,
+				       .cur = cur,
+				       .force = o->force};
+	return 0;
+}
+
+/* The table now beside the one the backup holds, then the question. */
+static int show_and_ask(const struct pa_backup *b, struct pa_disk *d, const char *path,
+			const struct ropts *o)
+{
+	struct pa_table now, then;
+	struct pa_shadow *s1 = NULL, *s2 = NULL;
+	struct pa_diags msgs = {0};
+	char line[16];
+	int rc = apply_table_read(d, &s1, &now, &msgs);
+
+	if (rc == 0) {
+		rc = apply_table_read_over(d, b->regs, (void *const *)b->data, b->n, &s2,
+					   &then, &msgs);
+		if (rc == 0) {
+			restore_table_show(path, &now, &then);
+			plan_table_free(&then);
 		}
-	return PA_EXIT_OK;
+		plan_table_free(&now);
+	}
+	apply_shadow_free(s1);
+	apply_shadow_free(s2);
+	diags_free(&msgs);
+	fflush(stdout);
+	if (o->yes)
+		return PA_EXIT_OK;
+	fprintf(stderr, "Write the partition table saved %s back to %s? [y/N] ",
+		b->created ? b->created : "", path);
+	if (fgets(line, sizeof(line), stdin) && (line[0] == 'y' || line[0] == 'Y'))
+		return PA_EXIT_OK;
+	msg_err(path, 0, "not confirmed: nothing written");
+	return PA_EXIT_ERROR;
 }
 
 static int restore(const struct pa_backup *b, const char *file, const char *arg,
-		   struct pa_devlist *l, struct pa_dev *dev, const struct ropts *o)
+		   const struct ropts *o)
 {
-	struct pa_disk d;
-	char *id = NULL, *inuse = NULL;
-	dev_t was = makedev(dev->major, dev->minor), now = 0;
-	uint64_t bad = 0;
+	struct refusal_restore rr;
+	struct refusal_region *regs = NULL;
+	struct label_id *cur = calloc(1, sizeof(*cur));
 	struct pa_extent *save = NULL;
 	struct pa_proof *proof = NULL;
+	struct apply_look lk;
+	char *id = NULL, *why = NULL, *warn = NULL, *held = NULL;
+	uint64_t bad = 0;
 	size_t nsave = 0;
-	int rc, status = PA_EXIT_OK;
+	int rc, err = 0, status;
 
 	if (b->format == 1)
 		msg_warn(file,
 			 "a format-1 backup: it names its disk only by the device id "
 			 "(%s), so a clone of that disk cannot be told apart",
 			 b->id);
-	inuse = plan_refusal_in_use(l, dev);
-	if (inuse) {
-		msg_err(dev->path, 0, "refused: %s", inuse);
-		free(inuse);
-		return PA_EXIT_ERROR;
-	}
-	rc = apply_disk_open(dev->path, PA_DISK_LOCK | PA_DISK_EXCL, 10000, &d);
-	if (rc < 0) {
-		msg_err(dev->path, rc == -EWOULDBLOCK ? 0 : -rc,
-			rc == -EBUSY ? "refused: in use"
-			: rc == -EWOULDBLOCK
-			    ? "locked by another process (partalign or udev); "
-			      "try again"
-			    : "cannot open");
-		return PA_EXIT_ERROR;
-	}
-	/* the lock wait leaves time to replace the node, or to mount the disk */
-	rc = scan_one(arg, l, &dev);
-	if (rc < 0) {
-		msg_err(arg, -rc, "cannot scan");
-		status = PA_EXIT_ERROR;
+	/* the look every writer shares (apply/look.c), claiming: in use is the end */
+	rc = apply_look(arg, 10000, APPLY_LOOK_CLAIM, &lk);
+	status = rc < 0 || !cur ? PA_EXIT_ERROR : look_said(arg, &lk);
+	if (status != PA_EXIT_OK)
 		goto out;
-	}
-	rc = apply_disk_same(&d, major(was), minor(was), &now);
-	if (rc == 0 && makedev(dev->major, dev->minor) != was) {
-		now = makedev(dev->major, dev->minor);
-		rc = -ESTALE;
-	}
-	if (rc < 0) {
-		msg_err(NULL, 0,
-			"refused: %s changed while waiting for its lock (was %u:%u, "
-			"now %u:%u)",
-			arg, major(was), minor(was), major(now), minor(now));
-		status = PA_EXIT_ERROR;
-		goto out;
-	}
-	inuse = plan_refusal_in_use(l, dev);
-	if (inuse) {
-		msg_err(dev->path, 0, "refused: %s", inuse);
-		status = PA_EXIT_ERROR;
-		goto out;
-	}
 	/* what the checks below read is what the gate proves again */
-	rc = apply_proof_take(&d, l, dev, &proof);
-	if (rc < 0) {
-		msg_err(dev->path, -rc, "cannot read the partition table");
+	rc = apply_proof_take(&lk.disk, &lk.devs, lk.dev, &proof);
+	if (rc == 0 && apply_proof_openers(proof) == -EBUSY) {
+		held = fix_change_text(apply_proof_change(proof), &lk.devs);
+		msg_err(lk.dev->path, 0, "refused: %s: stop it first",
+			held ? held : "in use");
 		status = PA_EXIT_ERROR;
 		goto out;
 	}
-	if (apply_proof_openers(proof) == -EBUSY) {
-		inuse = fix_change_text(apply_proof_change(proof), l);
-		msg_err(dev->path, 0, "refused: %s: stop it first",
-			inuse ? inuse : "in use");
-		status = PA_EXIT_ERROR;
-		goto out;
-	}
-	status = disk_refusal(b, &d, dev);
-	if (status != PA_EXIT_OK)
-		goto out;
-	id = apply_disk_id(dev);
-	if (!id) {
-		status = PA_EXIT_ERROR;
-		goto out;
-	}
-	status = backup_refusal(b, &d, dev);
-	if (status != PA_EXIT_OK)
-		goto out;
-	status = identity_ok(b, &d, dev->path, id, o->force);
-	if (status != PA_EXIT_OK)
-		goto out;
-	rc = apply_backup_check(b, &d, &bad, &save, &nsave);
-	if (rc == -ERANGE) {
-		msg_err(dev->path, 0,
+	if (rc == 0)
+		rc = restore_facts(b, &lk.disk, lk.dev, o, &rr, cur, &id, &regs);
+	if (rc == 0 && (why = refusal_restore(&rr, &warn, &err)))
+		msg_err(lk.dev->path, 0, "refused: %s", why);
+	if (rc == 0 && !why && !err && warn)
+		msg_warn(lk.dev->path, "%s", warn);
+	if (rc == 0 && !why && !err)
+		rc = apply_backup_check(b, &lk.disk, &bad, &save, &nsave);
+	if (rc == -ERANGE)
+		msg_err(lk.dev->path, 0,
 			"refused: the backup has a region at byte %" PRIu64
 			" that is no label sector of its table",
 			bad);
+	else if (rc < 0 || err < 0)
+		msg_err(lk.dev->path, rc < 0 ? -rc : -err,
+			"cannot read the partition table");
+	if (rc < 0 || err < 0 || why)
 		status = PA_EXIT_ERROR;
-		goto out;
-	}
-	if (rc < 0) {
-		msg_err(dev->path, -rc, "cannot read the partition table");
-		status = PA_EXIT_ERROR;
-		goto out;
-	}
-	if (!o->yes) {
-		char line[16];
-
-		fprintf(stderr, "Write the partition table saved %s back to %s? [y/N] ",
-			b->created ? b->created : "", dev->path);
-		if (!fgets(line, sizeof(line), stdin) ||
-		    (line[0] != 'y' && line[0] != 'Y')) {
-			status = PA_EXIT_ERROR;
-			goto out;
-		}
-	}
-	status = write_back(b, &d, proof, l, dev, o, save, nsave);
+	else
+		status = show_and_ask(b, &lk.disk, lk.dev->path, o);
+	if (status == PA_EXIT_OK)
+		status = write_back(b, &lk.disk, proof, &lk.devs, lk.dev, o, save, nsave);
 out:
 	apply_proof_free(proof);
-	apply_disk_close(&d);
-	free(inuse);
+	apply_look_free(&lk);
+	free(held);
+	free(why);
+	free(warn);
 	free(save);
+	free(regs);
+	free(cur);
 	free(id);
 	return status;
 }
@@ -424,11 +309,7 @@ int cmd_restore(int argc, char **argv)
 	    {NULL, 0, NULL, 0},
 	};
 	struct ropts o = {.backup_dir = PA_STATEDIR "/backup"};
-	struct pa_scan_opts so = {0};
-	struct pa_devlist devs = {0};
-	struct pa_diags diags = {0};
 	struct pa_backup b;
-	struct pa_dev *dev = NULL;
 	struct trust_fail tf;
 	int c, rc, status;
 
@@ -480,24 +361,7 @@ int cmd_restore(int argc, char **argv)
 				argv[optind + 1]);
 		return PA_EXIT_ERROR;
 	}
-	so.names = argv + optind + 1;
-	so.nnames = 1;
-	rc = scan_devices(&so, &devs, &diags);
-	status = msg_diags(&diags);
-	if (rc == 0)
-		rc = scan_lookup(&devs, argv[optind + 1], &dev);
-	if (rc < 0) {
-		msg_err(argv[optind + 1], -rc == ENODEV ? 0 : -rc,
-			rc == -ENODEV ? "not a disk partalign knows" : "cannot open");
-		status |= PA_EXIT_ERROR;
-	} else if (dev->kind == PA_KIND_PART) {
-		msg_err(argv[optind + 1], 0, "is a partition: name its whole disk");
-		status |= PA_EXIT_USAGE;
-	} else {
-		status |= restore(&b, argv[optind], argv[optind + 1], &devs, dev, &o);
-	}
+	status = restore(&b, argv[optind], argv[optind + 1], &o);
 	apply_backup_free(&b);
-	diags_free(&diags);
-	devlist_free(&devs);
 	return status;
 }

@@ -214,11 +214,12 @@ static int resolve(const struct pa_devlist *l, const struct rules_entry *e,
 		rc = scan_lookup(l, v, out);
 		/* not there: a partition of a disk whose table hides it?  (its rows
 		   are added to @l, which the caller owns) */
-		if (rc == -ENOENT)
+		if (rc == -ENOENT || rc == -ENODEV)
 			w = hidden_by_move(l, v, out);
 		if (w && !w->move && scan_probe_marker((struct pa_devlist *)l, w) < 0)
 			return -ENOMEM;
-		if (w && w->move && w->move->seen && (w = hidden_by_move(l, v, out))) {
+		if (w && w->move && w->move->seen && (w = hidden_by_move(l, v, out)) &&
+		    (!*out || (*out)->kernel_missing)) {
 			if (*out)
 				return 0; /* rules_set_add refuses it, naming the move */
 			return diag_add(diags, v, 0,

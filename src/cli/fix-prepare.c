@@ -1,8 +1,9 @@
 /*
- * One disk of plan and fix up to the question: scan it, take its lock, open
- * it (O_EXCL, read-only), scan it again under the lock, say why it is in
- * use, read its table into a shadow, compute the plan with its refusals,
- * an unfinished move (fix-move.c), and stage the new table so libparted
+ * One disk of plan and fix up to the question: the look every writer shares
+ * (apply_look: the scan, the lock, the claiming open, the scan under the
+ * lock, why it is in use), said here; then the proof (the processes that
+ * have it open), its table read into a shadow, the plan with its refusals,
+ * an unfinished move (fix-move.c), and the new table staged so libparted
  * has accepted it before anyone is asked.
  */
 #include "config.h"
@@ -14,6 +15,7 @@
 #include <sys/sysmacros.h>
 
 #include "apply/apply.h"
+#include "apply/look.h"
 #include "cli/cli.h"
 #include "cli/fix-move.h"
 #include "cli/fix-prepare.h"
@@ -23,127 +25,60 @@
 #include "core/refusal.h"
 #include "scan/scan.h"
 
-/* Scan @arg's neighbourhood into j->devs and find it there. */
-static int scan_one(struct msg_log *log, const char *arg, struct fix_job *j,
-		    struct pa_dev **dev)
+int fix_look_said(struct msg_log *log, const char *arg, const struct apply_look *lk)
 {
-	char *names[] = {(char *)arg};
-	struct pa_scan_opts so = {.names = names, .nnames = 1};
-	struct pa_diags diags = {0};
-	int rc;
+	const struct pa_dev *dev = lk->dev;
 
-	devlist_free(&j->devs);
-	rc = scan_devices(&so, &j->devs, &diags);
-	msg_log_diags(log, &diags);
-	diags_free(&diags);
-	return rc < 0 ? rc : scan_lookup(&j->devs, arg, dev);
-}
-
-/*
- * The open counts plan_refusal_map_in_use() judges multipath map @map by:
- * its own and those of its kpartx partition maps.
- */
-char *fix_map_in_use(const struct pa_devlist *l, const struct pa_dev *map)
-{
-	int *opens = calloc(l->n ? l->n : 1, sizeof(*opens));
-	char *why;
-	size_t i;
-
-	if (!opens)
-		return NULL;
-	for (i = 0; i < l->n; i++) {
-		const struct pa_dev *d = l->v[i];
-
-		opens[i] = -1;
-		if ((d == map ||
-		     (d->kind == PA_KIND_PART && d->disk == map && d->dm_uuid)) &&
-		    scan_dm_open_count(d->major, d->minor, &opens[i]) < 0)
-			opens[i] = -1;
-	}
-	why = plan_refusal_map_in_use(l, map, opens);
-	free(opens);
-	return why;
-}
-
-/*
- * Scan @arg, open and lock it, and scan again under the lock.  Exit bits:
- * 0 to go on with *devp, and the open's result in *open_rc (-EBUSY: the
- * disk is in use, -EWOULDBLOCK: locked, other -errno: not opened).
- */
-static int lock_disk(const struct fix_opts *o, const char *arg, struct fix_job *j,
-		     struct pa_dev **devp, int *open_rc)
-{
-	struct pa_dev *dev = NULL;
-	dev_t was, now = 0;
-	int rc;
-
-	rc = scan_one(o->log, arg, j, &dev);
-	if (rc < 0) {
-		if (rc == -ENOTBLK)
-			msg_log_err(o->log, arg, 0, "not a block device");
-		else if (rc == -ENODEV)
-			msg_log_err(o->log, arg, 0, "not a disk partalign can fix");
+	msg_log_diags(log, &lk->diags);
+	switch (lk->stop) {
+	case APPLY_LOOK_OK:
+		return PA_EXIT_OK;
+	case APPLY_LOOK_SCAN:
+		if (lk->err == -ENOTBLK)
+			msg_log_err(log, arg, 0, "not a block device");
+		else if (lk->err == -ENODEV)
+			msg_log_err(log, arg, 0, "not a disk partalign can fix");
 		else
-			msg_log_err(o->log, arg, -rc, "cannot open");
+			msg_log_err(log, arg, -lk->err, "cannot open");
 		return PA_EXIT_ERROR;
-	}
-	if (dev->kind == PA_KIND_PART) {
-		msg_log_err(o->log, arg, 0, "is a partition: name its whole disk%s%s",
+	case APPLY_LOOK_PART:
+		msg_log_err(log, arg, 0, "is a partition: name its whole disk%s%s",
 			    dev->disk ? ", " : "", dev->disk ? dev->disk->path : "");
 		return PA_EXIT_USAGE;
-	}
-	/*
-	 * A multipath map is claimed by its own kpartx partition maps, so it
-	 * cannot be opened O_EXCL; its users are counted instead (fix_map_in_use).
-	 */
-	was = makedev(dev->major, dev->minor);
-	rc = apply_disk_open(
-	    dev->path, PA_DISK_LOCK | (dev->kind == PA_KIND_MPATH ? 0 : PA_DISK_EXCL),
-	    o->wait_ms, &j->disk);
-	/* what another holder of the lock did is visible only now: scan again */
-	if (rc == 0 && (rc = scan_one(o->log, arg, j, &dev)) < 0) {
-		msg_log_err(o->log, arg, -rc, "cannot scan");
+	case APPLY_LOOK_RESCAN:
+		msg_log_err(log, arg, -lk->err, "cannot scan");
 		return PA_EXIT_ERROR;
-	}
-	if (rc == 0 && (apply_disk_same(&j->disk, major(was), minor(was), &now) < 0 ||
-			(now = makedev(dev->major, dev->minor)) != was)) {
+	case APPLY_LOOK_CHANGED:
 		msg_log_err(
-		    o->log, NULL, 0,
+		    log, NULL, 0,
 		    "refused: %s changed while waiting for its lock (was %u:%u, now "
 		    "%u:%u)",
-		    arg, major(was), minor(was), major(now), minor(now));
-		apply_disk_close(&j->disk);
+		    arg, major(lk->was), minor(lk->was), major(lk->now), minor(lk->now));
 		return PA_EXIT_ERROR;
-	}
-	*devp = dev;
-	*open_rc = rc;
-	return PA_EXIT_OK;
-}
-
-int fix_open_look(struct msg_log *log, const struct pa_devlist *l,
-		  const struct pa_dev *dev, int rc, struct pa_disk *disk, char **inuse)
-{
-	*inuse = plan_refusal_in_use(l, dev);
-	if (rc == -EBUSY) {
-		if (!*inuse)
-			*inuse = refusal_busy(dev->name);
-		/* still show the plan: look without claiming, never to write */
-		rc = apply_disk_open(dev->path, 0, 0, disk);
-	}
-	if (rc == -EWOULDBLOCK)
+	case APPLY_LOOK_LOCKED:
 		msg_log_err(log, dev->path, 0,
 			    "locked by another process (partalign or udev); try again");
-	else if (rc < 0)
-		msg_log_err(log, dev->path, -rc, "cannot open");
-	if (rc < 0) {
-		free(*inuse);
-		*inuse = NULL;
+		return PA_EXIT_ERROR;
+	case APPLY_LOOK_OPEN:
+		msg_log_err(log, dev->path, -lk->err, "cannot open");
 		return PA_EXIT_ERROR;
 	}
-	/* write-protected: refused like a disk in use, before any backup or journal */
-	if (!*inuse && apply_disk_is_readonly(disk))
-		*inuse = refusal_readonly(dev->path);
-	return PA_EXIT_OK;
+	return PA_EXIT_ERROR;
+}
+
+/* The look's disk and scan into @j (which owns them from now on); its in-use reason. */
+static char *look_take(struct apply_look *lk, struct fix_job *j)
+{
+	char *inuse = lk->inuse;
+
+	j->devs = lk->devs;
+	j->dev = lk->dev;
+	j->disk = lk->disk;
+	j->opened = lk->opened;
+	memset(&lk->devs, 0, sizeof(lk->devs));
+	lk->opened = false;
+	lk->inuse = NULL;
+	return inuse;
 }
 
 /* Would the plan re-create, move, create or drop a partition? */
@@ -161,18 +96,21 @@ int fix_prepare(const struct fix_opts *o, const char *arg, struct fix_job *j)
 {
 	const struct pa_devlist *l = &j->devs;
 	struct pa_diags msgs = {0};
-	struct pa_dev *dev = NULL;
+	struct apply_look lk;
+	const struct pa_dev *dev;
 	char *inuse = NULL, dmg[256];
 	int rc, st;
 
-	st = lock_disk(o, arg, j, &dev, &rc);
+	rc = apply_look(arg, o->wait_ms, APPLY_LOOK_SHOW, &lk);
+	st = rc < 0 ? PA_EXIT_ERROR : fix_look_said(o->log, arg, &lk);
+	if (rc < 0)
+		msg_log_err(o->log, arg, -rc, "cannot look at it");
+	if (st == PA_EXIT_OK)
+		inuse = look_take(&lk, j);
+	apply_look_free(&lk);
 	if (st)
 		return st;
-	j->dev = dev;
-	st = fix_open_look(o->log, l, dev, rc, &j->disk, &inuse);
-	if (st)
-		return st;
-	j->opened = true;
+	dev = j->dev;
 	rc = 0;
 	/* a process that opened the disk or a partition without O_EXCL (ASM, dd) */
 	if (!inuse && (rc = apply_proof_take(&j->disk, l, dev, &j->proof)) == 0 &&
@@ -180,7 +118,7 @@ int fix_prepare(const struct fix_opts *o, const char *arg, struct fix_job *j)
 		inuse = fix_change_text(apply_proof_change(j->proof), l);
 	/* a map: users no process shows (a mount, LVM) are in its open counts */
 	if (!inuse && rc == 0 && dev->kind == PA_KIND_MPATH)
-		inuse = fix_map_in_use(l, dev);
+		inuse = apply_map_in_use(l, dev);
 	{
 		struct pa_table t;
 

@@ -4,6 +4,7 @@
 #ifndef PARTALIGN_CLI_FIX_PREPARE_H
 #define PARTALIGN_CLI_FIX_PREPARE_H
 
+#include "apply/look.h"
 #include "cli/fix.h"
 #include "core/device.h"
 
@@ -16,19 +17,9 @@
 int fix_prepare(const struct fix_opts *o, const char *arg, struct fix_job *j);
 
 /*
- * After the claiming open of @dev (locked, O_EXCL but for a map) returned
- * @rc: why @dev is in use (or read-only) into *inuse (malloc'd, NULL when
- * it is not), and when it is held, a look without claiming.  PA_EXIT_OK
- * with @disk open, or PA_EXIT_ERROR (said through @log).
+ * Say where apply_look() of @arg stopped, through @log (nothing when it got
+ * through), and the scans' diagnostics.  Exit bits: 0 to go on, 8 or 16.
  */
-int fix_open_look(struct msg_log *log, const struct pa_devlist *l,
-		  const struct pa_dev *dev, int rc, struct pa_disk *disk, char **inuse);
-
-/*
- * A multipath map's users, from the device-mapper's open counts of the map
- * and its kpartx partition maps (plan_refusal_map_in_use() judges them):
- * a malloc'd reason, or NULL when it is not in use.
- */
-char *fix_map_in_use(const struct pa_devlist *l, const struct pa_dev *map);
+int fix_look_said(struct msg_log *log, const char *arg, const struct apply_look *lk);
 
 #endif

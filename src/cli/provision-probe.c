@@ -7,8 +7,8 @@
  * open, in-use and read-only refusals, the kernel's view against the table,
  * the plan, an unfinished move, libparted's acceptance of the new table) and
  * keeps the answer as a struct; it writes nothing.  The rules are plan's own
- * (plan_refusal_in_use, plan_kernel_stale, fix_map_in_use), and so is what
- * follows the locked open (fix_open_look, fix-prepare.c).  fix --new is
+ * (plan_refusal_in_use, plan_kernel_stale, apply_map_in_use), and so is the
+ * look every writer shares (apply_look, apply/look.c).  fix --new is
  * fix_run() with the options of `fix --new --name NAME --yes`; its stdout
  * (progress meant for a terminal) joins our stderr, so provision's stdout
  * carries only the report.  The reason of a refusal or failure is the error
@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "apply/apply.h"
+#include "apply/look.h"
 #include "cli/cli.h"
 #include "cli/fix-move.h"
 #include "cli/fix-opts.h"
@@ -43,21 +44,6 @@ void provision_probe_free(struct probe *pr)
 	free(pr->pname);
 	free(pr->refused);
 	free(pr->err);
-}
-
-/* Open @dev as plan does; its in-use reason into *inuse.  0 or PA_EXIT_ERROR. */
-static int probe_open(struct msg_log *log, const struct run *r, const struct pa_dev *dev,
-		      struct pa_disk *disk, char **inuse)
-{
-	int rc = apply_disk_open(
-		dev->path, PA_DISK_LOCK | (dev->kind == PA_KIND_MPATH ? 0 : PA_DISK_EXCL),
-		PROBE_WAIT_MS, disk),
-	    st = fix_open_look(log, &r->devs, dev, rc, disk, inuse);
-
-	/* a map: users no process shows (a mount, LVM) are in its open counts */
-	if (st == PA_EXIT_OK && !*inuse && rc == 0 && dev->kind == PA_KIND_MPATH)
-		*inuse = fix_map_in_use(&r->devs, dev);
-	return st;
 }
 
 /* The answer of plan @p, as the first row of plan --new would give it. */
@@ -87,27 +73,34 @@ static int probe_plan(struct msg_log *log, struct run *r, const struct pa_dev *d
 	struct pa_plan_opts po = {.grain = r->grain, .new_disk = true};
 	struct fix_move_opts mo = {0};
 	struct pa_mover *mv = NULL; /* stays NULL: no --move-data */
-	struct pa_disk disk = {0};
 	struct pa_shadow *sh = NULL;
 	struct pa_diags msgs = {0};
+	struct apply_look lk;
 	struct pa_table t;
 	char *inuse = NULL;
 	bool stale = false;
 	int rc, status;
 
-	status = probe_open(log, r, dev, &disk, &inuse);
-	if (status != PA_EXIT_OK) {
-		free(inuse);
-		return status;
-	}
-	rc = apply_table_read(&disk, &sh, &t, &msgs);
+	/* the look every writer shares, as plan does (look.h) */
+	rc = apply_look(dev->path, PROBE_WAIT_MS, APPLY_LOOK_SHOW, &lk);
+	status = rc < 0 ? PA_EXIT_ERROR : fix_look_said(log, dev->path, &lk);
+	if (rc < 0)
+		msg_log_err(log, dev->path, -rc, "cannot look at it");
+	if (status != PA_EXIT_OK)
+		goto out;
+	inuse = lk.inuse;
+	lk.inuse = NULL;
+	/* a map: users no process shows (a mount, LVM) are in its open counts */
+	if (!inuse && lk.claimed && lk.dev->kind == PA_KIND_MPATH)
+		inuse = apply_map_in_use(&lk.devs, lk.dev);
+	rc = apply_table_read(&lk.disk, &sh, &t, &msgs);
 	if (rc == 0) {
-		stale = plan_kernel_stale(&r->devs, dev, &t);
-		rc = plan_compute(&t, &dev->topo, &po, p);
+		stale = plan_kernel_stale(&lk.devs, lk.dev, &t);
+		rc = plan_compute(&t, &lk.dev->topo, &po, p);
 	}
 	/* an unfinished move refuses the disk, as in plan */
 	if (rc == 0)
-		rc = fix_move_prepare(log, &mo, &po, &r->devs, dev, p, &mv);
+		rc = fix_move_prepare(log, &mo, &po, &lk.devs, lk.dev, p, &mv);
 	if (rc < 0) {
 		msg_log_diags(log, &msgs);
 		msg_log_err(log, dev->path, -rc, "cannot read the partition table");
@@ -129,7 +122,7 @@ out:
 	diags_free(&msgs);
 	move_free(mv);
 	apply_shadow_free(sh);
-	apply_disk_close(&disk);
+	apply_look_free(&lk);
 	free(inuse);
 	return status;
 }
