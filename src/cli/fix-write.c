@@ -55,6 +55,27 @@ static const char *devno_name(const struct pa_devlist *l, dev_t devno)
 	return buf;
 }
 
+/* Who holds @dev, in words: "DEV is open by process 1234 (qemu)" and others. */
+static int opened_text(char **s, const struct pa_change *c, const char *dev)
+{
+	const char *more = c->count > 1 ? " and others" : "";
+
+	switch (c->holder) {
+	case PA_HOLDER_THREAD_FD:
+		return asprintf(s, "%s is open by thread %ld of process %ld (%s)%s", dev,
+				(long)c->tid, (long)c->pid, c->comm, more);
+	case PA_HOLDER_MAP:
+		return asprintf(s, "process %ld (%s) has %s mapped%s", (long)c->pid,
+				c->comm, dev, more);
+	case PA_HOLDER_LOOP:
+		return asprintf(s, "%s is used by loop device /dev/%s%s", dev, c->comm,
+				more);
+	default:
+		return asprintf(s, "%s is open by process %ld (%s)%s", dev, (long)c->pid,
+				c->comm, more);
+	}
+}
+
 char *fix_change_text(const struct pa_change *c, const struct pa_devlist *l)
 {
 	char *s = NULL;
@@ -87,9 +108,7 @@ char *fix_change_text(const struct pa_change *c, const struct pa_devlist *l)
 				      *c->was_sig ? c->was_sig : "nothing");
 		break;
 	case PA_CHANGE_OPENED:
-		rc = asprintf(&s, "%s is open by process %ld (%s)%s",
-			      devno_name(l, c->devno), (long)c->pid, c->comm,
-			      c->count > 1 ? " and others" : "");
+		rc = opened_text(&s, c, devno_name(l, c->devno));
 		break;
 	case PA_CHANGE_MAP_OPEN:
 		rc =
