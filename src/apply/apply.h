@@ -30,14 +30,17 @@ struct pa_disk {
 	uint64_t size;
 	uint32_t logical;
 	uint32_t physical;
+	struct pa_holder locker; /* -EWOULDBLOCK: who held the lock (pid 0: not known) */
 };
 
 /*
  * Open @path read-only.  PA_DISK_LOCK: take flock(LOCK_EX), waiting up to
- * @wait_ms for another holder (udev, a second partalign); -EWOULDBLOCK if the
- * lock stays taken.  PA_DISK_EXCL: then also open it with O_EXCL, which
- * fails with -EBUSY when anything claims the disk (a mount, swap, dm, md).
- * With neither the disk is only looked at (a plan for a disk in use).
+ * @wait_ms for another holder (udev, a second partalign) blocked in flock(),
+ * so that /proc/locks lists this run as a waiter, not a user of the disk;
+ * -EWOULDBLOCK if the lock stays taken, with d->locker naming its holder.  PA_DISK_EXCL:
+ * then also open it with O_EXCL, which fails with -EBUSY when anything claims the disk (a
+ * mount, swap, dm, md). With neither the disk is only looked at (a plan for a disk in
+ * use).
  */
 #define PA_DISK_LOCK 1u
 #define PA_DISK_EXCL 2u

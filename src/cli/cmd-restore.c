@@ -311,13 +311,16 @@ static int restore(const struct pa_backup *b, const char *file, const char *arg,
 		return PA_EXIT_ERROR;
 	}
 	rc = apply_disk_open(dev->path, PA_DISK_LOCK | PA_DISK_EXCL, 10000, &d);
+	if (rc == -EWOULDBLOCK) {
+		char *who = fix_locked_text(&d);
+
+		msg_err(dev->path, who ? 0 : ENOMEM, "%s",
+			who ? who : "locked by another process");
+		free(who);
+		return PA_EXIT_ERROR;
+	}
 	if (rc < 0) {
-		msg_err(dev->path, rc == -EWOULDBLOCK ? 0 : -rc,
-			rc == -EBUSY ? "refused: in use"
-			: rc == -EWOULDBLOCK
-			    ? "locked by another process (partalign or udev); "
-			      "try again"
-			    : "cannot open");
+		msg_err(dev->path, -rc, rc == -EBUSY ? "refused: in use" : "cannot open");
 		return PA_EXIT_ERROR;
 	}
 	/* the lock wait leaves time to replace the node, or to mount the disk */

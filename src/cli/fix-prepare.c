@@ -130,10 +130,13 @@ int fix_open_look(struct msg_log *log, const struct pa_devlist *l,
 		/* still show the plan: look without claiming, never to write */
 		rc = apply_disk_open(dev->path, 0, 0, disk);
 	}
-	if (rc == -EWOULDBLOCK)
-		msg_log_err(log, dev->path, 0,
-			    "locked by another process (partalign or udev); try again");
-	else if (rc < 0)
+	if (rc == -EWOULDBLOCK) {
+		char *who = fix_locked_text(disk);
+
+		msg_log_err(log, dev->path, who ? 0 : ENOMEM, "%s",
+			    who ? who : "locked by another process");
+		free(who);
+	} else if (rc < 0)
 		msg_log_err(log, dev->path, -rc, "cannot open");
 	if (rc < 0) {
 		free(*inuse);

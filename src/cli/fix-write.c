@@ -76,6 +76,27 @@ static int opened_text(char **s, const struct pa_change *c, const char *dev)
 	}
 }
 
+char *fix_locked_text(const struct pa_disk *d)
+{
+	const struct pa_holder *h = &d->locker;
+	const char *who = h->comm;
+	char *s = NULL;
+
+	if (!h->pid)
+		return strdup("locked by another process; try again");
+	/* the dispatcher execs partalign-apply: either name is partalign */
+	if (strncmp(who, "partalign", 9) == 0)
+		who = "partalign";
+	else if (strcmp(who, "systemd-udevd") == 0 || strcmp(who, "(udev-worker)") == 0 ||
+		 strcmp(who, "udevd") == 0)
+		who = "udev";
+	else if (!*who)
+		who = "another process";
+	if (asprintf(&s, "locked by %s (pid %ld); try again", who, (long)h->pid) < 0)
+		return NULL;
+	return s;
+}
+
 char *fix_change_text(const struct pa_change *c, const struct pa_devlist *l)
 {
 	char *s = NULL;

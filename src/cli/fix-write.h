@@ -16,6 +16,15 @@
 char *fix_change_text(const struct pa_change *c, const struct pa_devlist *l);
 
 /*
+ * Who held the lock of @d when apply_disk_open() gave up (-EWOULDBLOCK),
+ * as the message says it: "locked by partalign (pid 4242); try again", or
+ * udev, or the holder's command, with its pid, from /proc/locks; "locked
+ * by another process; try again" when none is listed.  malloc'd, NULL on
+ * ENOMEM.
+ */
+char *fix_locked_text(const struct pa_disk *d);
+
+/*
  * Past the confirmation: write @j's plan (apply_execute), tell what
  * happened, set j->result and j->backup.  Returns exit bits.
  */
