@@ -18,6 +18,7 @@
 #include "core/exitcodes.h"
 #include "core/label.h"
 #include "core/layers.h"
+#include "core/movestate.h"
 #include "core/plan.h"
 #include "core/stack-advise.h"
 #include "core/units.h"
@@ -68,6 +69,7 @@ enum {
 	COL_FS,
 	COL_PE_START,
 	COL_EXTENT_SIZE,
+	COL_MOVE,
 };
 
 #define N OUT_JSON_NUMBER
@@ -133,6 +135,8 @@ static const struct out_col columns[] = {
 		      "--probe: LVM PV: bytes from the device's start to PE 0"},
     [COL_EXTENT_SIZE] = {"EXTENT-SIZE", 8, R, N,
 			 "--probe: LVM PV: the extent size of its VG, bytes"},
+    [COL_MOVE] = {"MOVE", 10, 0, S,
+		  "unfinished: the disk has an unfinished data move (partalign resume)"},
 };
 #undef N
 #undef S
@@ -159,9 +163,9 @@ static const int topology_defaults[] = {COL_NAME,      COL_START,     COL_LOG_SE
 	    COL_FSTYPE, COL_MOUNTPOINTS, COL_HOLDERS, COL_PARTLABEL, COL_PARTUUID,       \
 	    COL_WWN, COL_SERIAL
 static const int script_defaults[] = {SCRIPT_COLUMNS};
-static const int json_defaults[] = {SCRIPT_COLUMNS, COL_KNAME,	   COL_START_SEC,
-				    COL_UDEV,	    COL_ABS_START, COL_LAYERS,
-				    COL_FS,	    COL_PE_START,  COL_EXTENT_SIZE};
+static const int json_defaults[] = {
+    SCRIPT_COLUMNS, COL_KNAME, COL_START_SEC, COL_UDEV,	       COL_ABS_START,
+    COL_LAYERS,	    COL_FS,    COL_PE_START,  COL_EXTENT_SIZE, COL_MOVE};
 #undef SCRIPT_COLUMNS
 
 /* A row to print; the verdicts and the reason are computed as it is printed. */
@@ -216,12 +220,11 @@ static bool clause_is_misaligned(const struct clause *cl, const struct row *r)
 }
 
 /*
- * The clauses into r->reason, "; " between them.  On a terminal the reason is
- * cut to the width left: the clauses that explain a misaligned verdict go
- * first, the n/a notes after them.
+ * The clauses into r->reason, "; " between them: the clauses that explain a
+ * misaligned verdict first, the n/a notes after them, in every format (on a
+ * terminal the cell is cut to the width left).
  */
-static void join_clauses(struct row *r, const struct clause *cl, unsigned int n,
-			 bool terminal)
+static void join_clauses(struct row *r, const struct clause *cl, unsigned int n)
 {
 	char *out = r->reason;
 	size_t len = sizeof(r->reason), used = 0;
@@ -229,9 +232,9 @@ static void join_clauses(struct row *r, const struct clause *cl, unsigned int n,
 	int pass;
 
 	out[0] = '\0';
-	for (pass = terminal ? 0 : 1; pass < 2; pass++)
+	for (pass = 0; pass < 2; pass++)
 		for (i = 0; i < n; i++) {
-			if (terminal && (pass == 0) != clause_is_misaligned(&cl[i], r))
+			if ((pass == 0) != clause_is_misaligned(&cl[i], r))
 				continue;
 			if (used + cl[i].n + 3 >= len)
 				continue;
@@ -259,7 +262,41 @@ static unsigned int fs_clauses(const struct row *r, char *buf, size_t len,
 	return n;
 }
 
-static void row_reason(struct row *r, bool terminal)
+/* The whole disk of @d has an unfinished data move. */
+static bool disk_moving(const struct pa_dev *d)
+{
+	const struct pa_dev *w = d->kind == PA_KIND_PART && d->disk ? d->disk : d;
+
+	return w->move && w->move->seen != PA_MOVE_SEEN_NONE;
+}
+
+/* @d is a partition that an unfinished move is moving. */
+static bool row_moving(const struct pa_dev *d)
+{
+	return d->kind == PA_KIND_PART && d->disk && disk_moving(d) &&
+	       move_state_part(d->disk->move, d->partno);
+}
+
+/* The move's clause in front of the reason: the first thing a cut cell shows. */
+static void move_clause(struct row *r)
+{
+	const struct pa_dev *d = r->d;
+	char text[512];
+	size_t n, have = strlen(r->reason);
+
+	if (!disk_moving(d))
+		return;
+	n = move_state_text(d->kind == PA_KIND_PART ? d->disk : d,
+			    d->kind == PA_KIND_PART ? d : NULL, text, sizeof(text));
+	if (!n || n + 2 + have >= sizeof(r->reason))
+		return;
+	memmove(r->reason + n + (have ? 2 : 0), r->reason, have + 1);
+	memcpy(r->reason, text, n);
+	if (have)
+		memcpy(r->reason + n, "; ", 2);
+}
+
+static void row_reason(struct row *r)
 {
 	const struct pa_dev *d = r->d;
 	const char *st = table_state(d);
@@ -277,7 +314,8 @@ static void row_reason(struct row *r, bool terminal)
 			 d->map && d->map->dm_name ? ")" : "");
 		return;
 	}
-	if (st && strcmp(st, "in-sync") != 0) {
+	/* a moving partition is off the kernel's table on purpose: resume, not re-read */
+	if (st && strcmp(st, "in-sync") != 0 && !row_moving(d)) {
 		const char *w =
 		    strcmp(st, "disk-only") == 0 ? "on disk but not known to the kernel "
 						   "(re-read the table or reboot)"
@@ -296,7 +334,8 @@ static void row_reason(struct row *r, bool terminal)
 	if (r->fs_reason[0] &&
 	    (r->fs == PA_VERDICT_MISALIGNED || d->fs_unit || d->fs_width))
 		n += fs_clauses(r, fs, sizeof(fs), cl + n);
-	join_clauses(r, cl, n, terminal);
+	join_clauses(r, cl, n);
+	move_clause(r);
 }
 
 /* Cell @i of a row: what the kernel and udev say of the device.  1: not one of these
@@ -485,6 +524,10 @@ static int fill_verdicts(struct libscols_line *ln, size_t i, int col, const stru
 		if (d->lvm_pv_known && d->lvm_extent_size)
 			rc = out_set_u64(ln, i, d->lvm_extent_size);
 		break;
+	case COL_MOVE:
+		if (whole->move && whole->move->seen != PA_MOVE_SEEN_NONE)
+			rc = out_set_str(ln, i, "unfinished");
+		break;
 	case COL_UDEV: {
 		char why[512];
 		int st = device_udev_stale(d, why, sizeof(why));
@@ -638,13 +681,15 @@ static int select_rows(const struct pa_devlist *l, const char *root, char **name
 			if (!want[idx])
 				continue;
 		}
-		/* a whole device holding partitions is shown through them */
-		if (!d->is_path && !device_is_checked(d))
+		/* a whole device holding partitions is shown through them; one
+		   with an unfinished move has a row of its own that says so */
+		if (!d->is_path && !device_is_checked(d) && !disk_moving(d))
 			continue;
 		if (d->is_path && d->kind == PA_KIND_PART)
 			continue;
 		(*rows)[k].d = d;
-		(*rows)[k].checked = device_is_checked(d);
+		(*rows)[k].checked =
+		    device_is_checked(d) && !(device_is_whole(d) && disk_moving(d));
 		k++;
 	}
 	*nrows = k;
@@ -683,6 +728,12 @@ static void warn_gpt_damage(const struct pa_dev *w)
 			msg_warn(w->path,
 				 "%s ('partalign plan %s' says what fix would do)", dmg,
 				 w->path);
+		if (h.other_gpt)
+			msg_warn(w->path,
+				 "a valid GPT header is on the disk too (%s), beside its "
+				 "dos table: read as dos, as the kernel and libparted "
+				 "read it",
+				 h.other_gpt == 1 ? "sector 1" : "the last sector");
 	}
 	close(fd);
 }
@@ -833,7 +884,7 @@ static int check_rows(const struct check_opts *co, const struct pa_devlist *l,
 			}
 			status |= align_check_exit(&r->c);
 		}
-		row_reason(r, co->oo.terminal);
+		row_reason(r);
 		if (device_udev_stale(r->d, stale, sizeof(stale)) > 0)
 			msg_warn(r->d->path, "%s", stale);
 		ln = scols_table_new_line(tb, NULL);
@@ -891,6 +942,9 @@ int cmd_check(int argc, char **argv)
 		status |= PA_EXIT_ERROR;
 		goto out;
 	}
+	/* before the rows: a move adds the disk's row and its hidden partitions'
+	   (the host's journals say nothing about the devices of a dump) */
+	status |= cli_move_states(&devs, argv + optind, argc - optind, !co.so.root);
 	rc = select_rows(&devs, co.so.root, argv + optind, argc - optind, &rows, &nrows,
 			 &status);
 	if (rc < 0) {
@@ -898,9 +952,6 @@ int cmd_check(int argc, char **argv)
 		status |= PA_EXIT_ERROR;
 		goto out;
 	}
-	/* the host's journals say nothing about the devices of a dump */
-	if (!co.so.root)
-		status |= cli_move_warn_pending(&devs, argv + optind, argc - optind);
 	tb = out_table_new(&co.oo, "devices", columns, sel, nsel);
 	if (!tb) {
 		msg_err(NULL, ENOMEM, "cannot create the output table");

@@ -17,6 +17,7 @@
 #include "apply/execute.h"
 #include "cli/fix-write.h"
 #include "core/exitcodes.h"
+#include "scan/scan.h"
 #include "shared/size.h"
 
 static const char *area_name(enum pa_area a)
@@ -95,6 +96,76 @@ char *fix_locked_text(const struct pa_disk *d)
 	if (asprintf(&s, "locked by %s (pid %ld); try again", who, (long)h->pid) < 0)
 		return NULL;
 	return s;
+}
+
+/*
+ * What holds partition @p, in words, as the host shows it now
+ * (scan_holder_of: a mount, swap, a holder, a loop device set up on it, a
+ * process, one of its threads or a mapping); what the scan @l saw when the
+ * host shows nothing.  The kernel's EBUSY already decided; this only names.
+ */
+static void cli_holder_text(const struct pa_devlist *l, const struct pa_dev *p, char *buf,
+			    size_t len)
+{
+	struct pa_holder h;
+
+	buf[0] = '\0';
+	if (scan_holder_of(makedev(p->major, p->minor), l, &h) == 0) {
+		switch (h.kind) {
+		case PA_HOLDER_MOUNT:
+			snprintf(buf, len, "it is mounted on %s", h.name);
+			break;
+		case PA_HOLDER_SWAP:
+			snprintf(buf, len, "it is used as swap");
+			break;
+		case PA_HOLDER_STACK:
+			snprintf(buf, len, "%s holds it", h.name);
+			break;
+		case PA_HOLDER_LOOP:
+			snprintf(buf, len, "loop device /dev/%s is set up on it", h.name);
+			break;
+		case PA_HOLDER_THREAD_FD:
+			snprintf(buf, len, "it is open by thread %ld of process %ld (%s)",
+				 (long)h.tid, (long)h.pid, h.comm);
+			break;
+		case PA_HOLDER_MAP:
+			snprintf(buf, len, "process %ld (%s) has it mapped", (long)h.pid,
+				 h.comm);
+			break;
+		case PA_HOLDER_FD:
+			snprintf(buf, len, "it is open by process %ld (%s)", (long)h.pid,
+				 h.comm);
+			break;
+		}
+		return;
+	}
+	if (p->mountpoints && strcmp(p->mountpoints, "[SWAP]") == 0)
+		snprintf(buf, len, "it is used as swap");
+	else if (p->mountpoints)
+		snprintf(buf, len, "it is mounted on %.*s",
+			 (int)strcspn(p->mountpoints, "\n"), p->mountpoints);
+	else if (p->holders)
+		snprintf(buf, len, "%s holds it", p->holders);
+}
+
+void fix_take_refused(struct msg_log *log, const struct pa_devlist *l,
+		      const struct pa_dev *disk, const struct apply_result *r)
+{
+	const struct pa_dev *p = NULL;
+	char who[512] = "";
+	size_t i;
+
+	for (i = 0; i < l->n && !p; i++)
+		if (l->v[i]->kind == PA_KIND_PART && l->v[i]->disk == disk &&
+		    l->v[i]->partno == r->num && !l->v[i]->kernel_missing)
+			p = l->v[i];
+	if (p)
+		cli_holder_text(l, p, who, sizeof(who));
+	msg_log_err(log, disk->path, 0,
+		    "refused: the kernel will not let partition %u%s%s%s go: %s; "
+		    "nothing written",
+		    r->num, p ? " (" : "", p ? p->path : "", p ? ")" : "",
+		    who[0] ? who : "it is in use");
 }
 
 char *fix_change_text(const struct pa_change *c, const struct pa_devlist *l)
@@ -343,12 +414,8 @@ static void on_stopped(void *arg, const struct apply_result *r)
 	case APPLY_STAGE_REPROOF:
 		proof_failed(o->log, j, r);
 		break;
-	case APPLY_STAGE_DETACH:
-		msg_log_err(
-		    log, path, -r->err,
-		    "refused: partition %u cannot be taken from the kernel for the "
-		    "move (it is open); nothing written",
-		    r->num);
+	case APPLY_STAGE_TAKE:
+		fix_take_refused(log, &j->devs, j->dev, r);
 		j->result = "refused: in use";
 		break;
 	case APPLY_STAGE_MARKER:
@@ -387,10 +454,11 @@ static void on_stopped(void *arg, const struct apply_result *r)
 static int stage_status(enum apply_stage stage)
 {
 	switch (stage) {
+	case APPLY_STAGE_TAKE:
+		return PA_EXIT_MISALIGNED; /* refused, as a disk in use is */
 	case APPLY_STAGE_JOURNAL:
 	case APPLY_STAGE_PROOF:
 	case APPLY_STAGE_REPROOF:
-	case APPLY_STAGE_DETACH:
 	case APPLY_STAGE_MARKER:
 	case APPLY_STAGE_FOREIGN:
 	case APPLY_STAGE_MOVE:

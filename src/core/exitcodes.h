@@ -13,4 +13,8 @@
 #define PA_EXIT_ERROR 8	     /* operational error: missing, unreadable, refused... */
 #define PA_EXIT_USAGE 16     /* bad command line or configuration */
 
+/* plan: fix would write, but no partition moves (the backup GPT to a grown
+   disk's end, a damaged GPT copy, the kernel's partitions) */
+#define PA_EXIT_UPKEEP PA_EXIT_CHANGED
+
 #endif
