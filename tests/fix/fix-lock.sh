@@ -11,11 +11,11 @@
 #   the second gives up (--wait 1) while the first is at its prompt: exit 8,
 #     "locked by partalign (pid P); try again", P the first run's pid (pgrep
 #     of its command line); the first is answered n, nothing written
-#   flock(1) holds the lock: "locked by flock (pid P); try again", P the
-#     flock process's pid ($!)
+#   another program holds the lock (python3's fcntl.flock): "locked by
+#     python3 (pid P); try again", P its pid ($!)
 . "$top_srcdir/tests/lib/common.sh"
 . "$top_srcdir/tests/fix/lib.sh"
-need_cmd python3 pgrep flock stat
+need_cmd python3 pgrep stat
 PROMPT="$top_srcdir/tests/lib/at-prompt.py"
 
 second=''
@@ -96,16 +96,21 @@ assert_eq "$sum" "$(dev_sum "$d")" "the disk after both"
 echo "ok: $(cat "$T_TMP/err2")"
 
 echo "# another program holds the lock"
-flock "$d" sleep 600 &
+# one process that takes the lock itself (flock(1) would leave its command
+# holding the node after flock is killed)
+python3 -c 'import fcntl, os, sys, time
+fd = os.open(sys.argv[1], os.O_RDONLY)
+fcntl.flock(fd, fcntl.LOCK_EX)
+time.sleep(600)' "$d" &
 locker=$!
 for _ in $(seq 1 50); do
 	grep -qE "FLOCK +ADVISORY +WRITE +$locker " /proc/locks && break
 	sleep 0.1
 done
 run_pa "$T_TMP/out" "$T_TMP/err" fix --yes --wait 1 --backup-dir "$BK" "$d"
-expect_rc 8 "fix while flock(1) holds the lock"
-assert_eq "partalign: $d: locked by flock (pid $locker); try again" "$(cat "$T_TMP/err")" \
-	"the message naming flock"
+expect_rc 8 "fix while another program holds the lock"
+assert_eq "partalign: $d: locked by python3 (pid $locker); try again" "$(cat "$T_TMP/err")" \
+	"the message naming the other program"
 stop_pid locker
 assert_eq "$sum" "$(dev_sum "$d")" "the disk after the refused fix"
 echo "ok: $(cat "$T_TMP/err")"
