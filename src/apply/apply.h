@@ -20,6 +20,7 @@
 #include "core/device.h"
 #include "core/diag.h"
 #include "core/plan.h"
+#include "scan/holders.h"
 
 /* An open, exclusively claimed and flock()ed whole disk (read-only fd). */
 struct pa_disk {
@@ -29,14 +30,17 @@ struct pa_disk {
 	uint64_t size;
 	uint32_t logical;
 	uint32_t physical;
+	struct pa_holder locker; /* -EWOULDBLOCK: who held the lock (pid 0: not known) */
 };
 
 /*
  * Open @path read-only.  PA_DISK_LOCK: take flock(LOCK_EX), waiting up to
- * @wait_ms for another holder (udev, a second partalign); -EWOULDBLOCK if the
- * lock stays taken.  PA_DISK_EXCL: then also open it with O_EXCL, which
- * fails with -EBUSY when anything claims the disk (a mount, swap, dm, md).
- * With neither the disk is only looked at (a plan for a disk in use).
+ * @wait_ms for another holder (udev, a second partalign) blocked in flock(),
+ * so that /proc/locks lists this run as a waiter, not a user of the disk;
+ * -EWOULDBLOCK if the lock stays taken, with d->locker naming its holder.  PA_DISK_EXCL:
+ * then also open it with O_EXCL, which fails with -EBUSY when anything claims the disk (a
+ * mount, swap, dm, md). With neither the disk is only looked at (a plan for a disk in
+ * use).
  */
 #define PA_DISK_LOCK 1u
 #define PA_DISK_EXCL 2u
@@ -218,7 +222,9 @@ enum pa_change_kind {
 	PA_CHANGE_SECTORS,   /* logical was -> now, physical was2 -> now2 */
 	PA_CHANGE_LABEL,     /* area, off: the first byte that differs */
 	PA_CHANGE_SIGNATURE, /* partition num (0: the whole disk), was_sig -> now_sig */
-	PA_CHANGE_OPENED,    /* devno open by process pid (comm); count processes */
+	PA_CHANGE_OPENED,    /* devno held by what holder says (a process pid (comm),
+				a thread tid of it, a mapping, a loop device comm);
+				count holders */
 	PA_CHANGE_MAP_OPEN,  /* multipath: devno open count times by others */
 };
 
@@ -230,9 +236,11 @@ struct pa_change {
 	unsigned int num;
 	char was_sig[32], now_sig[32]; /* "" for none */
 	dev_t devno;
-	pid_t pid; /* 0: not known */
+	enum pa_holder_kind holder; /* PA_CHANGE_OPENED: how devno is held */
+	pid_t pid;		    /* 0: not known */
+	pid_t tid;		    /* PA_HOLDER_THREAD_FD: the thread */
 	size_t count;
-	char comm[32];
+	char comm[32]; /* the process's command; PA_HOLDER_LOOP: the loop device */
 };
 
 int apply_proof_take(struct pa_disk *d, const struct pa_devlist *l,

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/fs.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,18 +16,70 @@
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "apply/apply.h"
+#include "scan/holders.h"
 #include "shared/fileio.h"
+
+static volatile sig_atomic_t lock_timeout;
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+	lock_timeout = 1;
+}
+
+/*
+ * flock(@fd, LOCK_EX), waiting up to @wait_ms.  The wait is spent blocked in
+ * flock() itself, so that /proc/locks lists this run as a waiter ("->"):
+ * the run holding the lock tells a partalign waiting for the disk from a
+ * user of the disk by that (scan/openers.c).  SIGALRM (no SA_RESTART) ends
+ * the wait, first at the deadline, then every second in case it came just
+ * before flock() was entered.  0, -EWOULDBLOCK or -errno.
+ */
+static int lock_wait(int fd, int wait_ms)
+{
+	struct sigaction sa, old;
+	struct itimerval it = {{1, 0}, {wait_ms / 1000, (wait_ms % 1000) * 1000}};
+	struct itimerval off = {{0, 0}, {0, 0}};
+	int rc, err;
+
+	if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+		return 0;
+	if (errno != EWOULDBLOCK)
+		return -errno;
+	if (wait_ms <= 0)
+		return -EWOULDBLOCK;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_alarm;
+	sigemptyset(&sa.sa_mask);
+	lock_timeout = 0;
+	if (sigaction(SIGALRM, &sa, &old) < 0)
+		return -errno;
+	if (setitimer(ITIMER_REAL, &it, NULL) < 0) {
+		err = errno;
+		sigaction(SIGALRM, &old, NULL);
+		return -err;
+	}
+	do
+		rc = flock(fd, LOCK_EX);
+	while (rc < 0 && errno == EINTR && !lock_timeout);
+	err = errno;
+	setitimer(ITIMER_REAL, &off, NULL);
+	sigaction(SIGALRM, &old, NULL);
+	if (rc == 0)
+		return 0;
+	return err == EINTR ? -EWOULDBLOCK : -err;
+}
 
 int apply_disk_open(const char *path, unsigned int flags, int wait_ms, struct pa_disk *d)
 {
 	unsigned long long size = 0;
 	int lsz = 0;
 	unsigned int psz = 0;
-	int waited = 0;
 	int rc;
 
 	memset(d, 0, sizeof(*d));
@@ -40,13 +93,10 @@ int apply_disk_open(const char *path, unsigned int flags, int wait_ms, struct pa
 	 * exclusive open: the waiter must not mistake the first run's O_EXCL
 	 * for a disk in use.
 	 */
-	while ((flags & PA_DISK_LOCK) && flock(d->lockfd, LOCK_EX | LOCK_NB) < 0) {
-		if (errno != EWOULDBLOCK || waited >= wait_ms) {
-			rc = errno == EWOULDBLOCK ? -EWOULDBLOCK : -errno;
-			goto fail;
-		}
-		usleep(100 * 1000);
-		waited += 100;
+	if ((flags & PA_DISK_LOCK) && (rc = lock_wait(d->lockfd, wait_ms)) < 0) {
+		if (rc == -EWOULDBLOCK)
+			scan_lock_holder(d->lockfd, &d->locker);
+		goto fail;
 	}
 	/* O_EXCL on a block device claims it: refused while mounted or held */
 	d->fd = open(path, O_RDONLY | ((flags & PA_DISK_EXCL) ? O_EXCL : 0) | O_CLOEXEC |

@@ -23,19 +23,28 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/sysmacros.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "apply/apply.h"
 #include "core/label.h"
+#include "scan/holders.h"
 #include "scan/scan.h"
 #include "shared/fileio.h"
 
 #define MAX_REGIONS 260
 /* the bytes a GPT occupies at either end with 128 entries of 512-byte sectors */
 #define BLANK_LEN (34u * 512u)
-/* openers seen: retried this long (a prober's open lasts milliseconds) */
-#define OPENER_TRIES 20
-#define OPENER_WAIT_US (50 * 1000)
+/*
+ * Openers seen are watched this long before they count (a prober's open
+ * lasts milliseconds): the look before the question briefly, the check under
+ * the gate, which decides the write, longer.  Only the holders found are
+ * looked at again while waiting (one process each); the whole of /proc is
+ * read again only when all of them have let go.
+ */
+#define OPENER_LOOK_MS 250
+#define OPENER_GATE_MS 1000
+#define OPENER_POLL_US (20 * 1000)
 
 struct region {
 	struct pa_extent ext;
@@ -314,13 +323,42 @@ static size_t watched(const struct pa_proof *p, dev_t *devs, size_t max)
 	return n;
 }
 
-/* No other process has any of them open (a prober's open is waited out). */
-static int check_openers(struct pa_proof *p)
+static uint64_t now_ms(void)
 {
-	struct pa_opener first;
-	size_t n, count = 0;
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
+}
+
+/* Drop the holders of @o that let go; how many of those kept are left. */
+static size_t still_held(struct pa_openers *o)
+{
+	size_t i, k = 0, gone = 0;
+
+	for (i = 0; i < o->n; i++)
+		if (scan_opener_holds(&o->v[i]))
+			o->v[k++] = o->v[i];
+		else
+			gone++;
+	o->n = k;
+	o->count -= gone;
+	return k;
+}
+
+/*
+ * Nothing else holds any of them: no loop device is set up on them and no
+ * other process has them open or mapped, watched for @wait_ms (a prober's
+ * open is waited out).
+ */
+static int check_openers(struct pa_proof *p, int wait_ms)
+{
+	struct pa_openers o;
+	struct pa_holder loop;
+	uint64_t until;
+	size_t n;
 	dev_t *devs;
-	int tries = 0, rc;
+	int rc;
 
 	if (!p->l || !p->dev)
 		return 0;
@@ -328,17 +366,33 @@ static int check_openers(struct pa_proof *p)
 	if (!devs)
 		return -ENOMEM;
 	n = watched(p, devs, p->l->n + 1);
-	while ((rc = scan_openers(devs, n, &first, &count)) == 0 && count &&
-	       ++tries < OPENER_TRIES)
-		usleep(OPENER_WAIT_US);
+	rc = scan_loops_over(devs, n, &loop);
+	if (rc > 0) {
+		free(devs);
+		changed(p, PA_CHANGE_OPENED);
+		p->change.holder = PA_HOLDER_LOOP;
+		p->change.count = (size_t)rc;
+		p->change.devno = loop.dev;
+		snprintf(p->change.comm, sizeof(p->change.comm), "%.31s", loop.name);
+		return -EBUSY;
+	}
+	rc = scan_openers(devs, n, &o);
+	until = now_ms() + (uint64_t)wait_ms;
+	while (rc == 0 && o.count && now_ms() < until) {
+		usleep(OPENER_POLL_US);
+		if (!still_held(&o))
+			rc = scan_openers(devs, n, &o);
+	}
 	free(devs);
-	if (rc < 0 || !count)
+	if (rc < 0 || !o.count)
 		return rc;
 	changed(p, PA_CHANGE_OPENED);
-	p->change.pid = first.pid;
-	p->change.count = count;
-	p->change.devno = first.dev;
-	snprintf(p->change.comm, sizeof(p->change.comm), "%s", first.comm);
+	p->change.holder = o.v[0].kind;
+	p->change.pid = o.v[0].pid;
+	p->change.tid = o.v[0].tid;
+	p->change.count = o.count;
+	p->change.devno = o.v[0].dev;
+	snprintf(p->change.comm, sizeof(p->change.comm), "%s", o.v[0].comm);
 	return -EBUSY;
 }
 
@@ -391,12 +445,12 @@ int apply_proof_check(struct pa_proof *p, int fd, int dfd, int own)
 	if (rc == 0)
 		rc = check_map(p, own);
 	if (rc == 0)
-		rc = check_openers(p);
+		rc = check_openers(p, OPENER_GATE_MS);
 	return rc;
 }
 
 int apply_proof_openers(struct pa_proof *p)
 {
 	memset(&p->change, 0, sizeof(p->change));
-	return check_openers(p);
+	return check_openers(p, OPENER_LOOK_MS);
 }

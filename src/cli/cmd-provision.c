@@ -30,6 +30,7 @@
 
 #include "cli/cli.h"
 #include "cli/provision.h"
+#include "cli/trusted.h"
 #include "core/exitcodes.h"
 #include "core/provconf.h"
 #include "scan/scan.h"
@@ -288,6 +289,15 @@ int cmd_provision(int argc, char **argv)
 		r.backup_dir = prov_strdup(r.o.backup_dir);
 	else if (r.o.root)
 		r.backup_dir = prov_asprintf("%s%s/backup", r.o.root, PA_STATEDIR);
+	if (!r.o.dry_run && r.backup_dir) {
+		/* where the backups go, before any disk is looked at */
+		const char *dirs[] = {r.backup_dir};
+
+		if (cli_trust_dirs(NULL, dirs, 1) != PA_EXIT_OK) {
+			run_free(&r);
+			return PA_EXIT_ERROR;
+		}
+	}
 	if (scan_first(&r) < 0) {
 		run_free(&r);
 		return PA_EXIT_ERROR;

@@ -55,10 +55,15 @@ int fix_look_said(struct msg_log *log, const char *arg, const struct apply_look 
 		    "%u:%u)",
 		    arg, major(lk->was), minor(lk->was), major(lk->now), minor(lk->now));
 		return PA_EXIT_ERROR;
-	case APPLY_LOOK_LOCKED:
-		msg_log_err(log, dev->path, 0,
-			    "locked by another process (partalign or udev); try again");
+	case APPLY_LOOK_LOCKED: {
+		/* who holds the lock, from /proc/locks: partalign, udev, another */
+		char *who = fix_locked_text(&lk->disk);
+
+		msg_log_err(log, dev->path, who ? 0 : ENOMEM, "%s",
+			    who ? who : "locked by another process");
+		free(who);
 		return PA_EXIT_ERROR;
+	}
 	case APPLY_LOOK_OPEN:
 		msg_log_err(log, dev->path, -lk->err, "cannot open");
 		return PA_EXIT_ERROR;

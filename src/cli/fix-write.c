@@ -56,19 +56,89 @@ static const char *devno_name(const struct pa_devlist *l, dev_t devno)
 	return buf;
 }
 
+/* Who holds @dev, in words: "DEV is open by process 1234 (qemu)" and others. */
+static int opened_text(char **s, const struct pa_change *c, const char *dev)
+{
+	const char *more = c->count > 1 ? " and others" : "";
+
+	switch (c->holder) {
+	case PA_HOLDER_THREAD_FD:
+		return asprintf(s, "%s is open by thread %ld of process %ld (%s)%s", dev,
+				(long)c->tid, (long)c->pid, c->comm, more);
+	case PA_HOLDER_MAP:
+		return asprintf(s, "process %ld (%s) has %s mapped%s", (long)c->pid,
+				c->comm, dev, more);
+	case PA_HOLDER_LOOP:
+		return asprintf(s, "%s is used by loop device /dev/%s%s", dev, c->comm,
+				more);
+	default:
+		return asprintf(s, "%s is open by process %ld (%s)%s", dev, (long)c->pid,
+				c->comm, more);
+	}
+}
+
+char *fix_locked_text(const struct pa_disk *d)
+{
+	const struct pa_holder *h = &d->locker;
+	const char *who = h->comm;
+	char *s = NULL;
+
+	if (!h->pid)
+		return strdup("locked by another process; try again");
+	/* the dispatcher execs partalign-apply: either name is partalign */
+	if (strncmp(who, "partalign", 9) == 0)
+		who = "partalign";
+	else if (strcmp(who, "systemd-udevd") == 0 || strcmp(who, "(udev-worker)") == 0 ||
+		 strcmp(who, "udevd") == 0)
+		who = "udev";
+	else if (!*who)
+		who = "another process";
+	if (asprintf(&s, "locked by %s (pid %ld); try again", who, (long)h->pid) < 0)
+		return NULL;
+	return s;
+}
+
 /*
- * What holds partition @p, in words, as far as the host shows it: a mount,
- * swap, a holder, a loop device over it, a process.  The kernel's EBUSY
- * already decided; this only names.
+ * What holds partition @p, in words, as the host shows it now
+ * (scan_holder_of: a mount, swap, a holder, a loop device set up on it, a
+ * process, one of its threads or a mapping); what the scan @l saw when the
+ * host shows nothing.  The kernel's EBUSY already decided; this only names.
  */
 static void cli_holder_text(const struct pa_devlist *l, const struct pa_dev *p, char *buf,
 			    size_t len)
 {
-	struct pa_opener o;
-	dev_t dn = makedev(p->major, p->minor);
-	size_t n = 0, i;
+	struct pa_holder h;
 
 	buf[0] = '\0';
+	if (scan_holder_of(makedev(p->major, p->minor), l, &h) == 0) {
+		switch (h.kind) {
+		case PA_HOLDER_MOUNT:
+			snprintf(buf, len, "it is mounted on %s", h.name);
+			break;
+		case PA_HOLDER_SWAP:
+			snprintf(buf, len, "it is used as swap");
+			break;
+		case PA_HOLDER_STACK:
+			snprintf(buf, len, "%s holds it", h.name);
+			break;
+		case PA_HOLDER_LOOP:
+			snprintf(buf, len, "loop device /dev/%s is set up on it", h.name);
+			break;
+		case PA_HOLDER_THREAD_FD:
+			snprintf(buf, len, "it is open by thread %ld of process %ld (%s)",
+				 (long)h.tid, (long)h.pid, h.comm);
+			break;
+		case PA_HOLDER_MAP:
+			snprintf(buf, len, "process %ld (%s) has it mapped", (long)h.pid,
+				 h.comm);
+			break;
+		case PA_HOLDER_FD:
+			snprintf(buf, len, "it is open by process %ld (%s)", (long)h.pid,
+				 h.comm);
+			break;
+		}
+		return;
+	}
 	if (p->mountpoints && strcmp(p->mountpoints, "[SWAP]") == 0)
 		snprintf(buf, len, "it is used as swap");
 	else if (p->mountpoints)
@@ -76,17 +146,6 @@ static void cli_holder_text(const struct pa_devlist *l, const struct pa_dev *p, 
 			 (int)strcspn(p->mountpoints, "\n"), p->mountpoints);
 	else if (p->holders)
 		snprintf(buf, len, "%s holds it", p->holders);
-	if (buf[0])
-		return;
-	for (i = 0; i < l->n; i++)
-		if (l->v[i]->backing_file && p->path &&
-		    strcmp(l->v[i]->backing_file, p->path) == 0) {
-			snprintf(buf, len, "loop device %s is set up on it",
-				 l->v[i]->path);
-			return;
-		}
-	if (scan_openers(&dn, 1, &o, &n) == 0 && n)
-		snprintf(buf, len, "it is open by process %ld (%s)", (long)o.pid, o.comm);
 }
 
 void fix_take_refused(struct msg_log *log, const struct pa_devlist *l,
@@ -141,9 +200,7 @@ char *fix_change_text(const struct pa_change *c, const struct pa_devlist *l)
 				      *c->was_sig ? c->was_sig : "nothing");
 		break;
 	case PA_CHANGE_OPENED:
-		rc = asprintf(&s, "%s is open by process %ld (%s)%s",
-			      devno_name(l, c->devno), (long)c->pid, c->comm,
-			      c->count > 1 ? " and others" : "");
+		rc = opened_text(&s, c, devno_name(l, c->devno));
 		break;
 	case PA_CHANGE_MAP_OPEN:
 		rc =

@@ -17,6 +17,15 @@
 char *fix_change_text(const struct pa_change *c, const struct pa_devlist *l);
 
 /*
+ * Who held the lock of @d when apply_disk_open() gave up (-EWOULDBLOCK),
+ * as the message says it: "locked by partalign (pid 4242); try again", or
+ * udev, or the holder's command, with its pid, from /proc/locks; "locked
+ * by another process; try again" when none is listed.  malloc'd, NULL on
+ * ENOMEM.
+ */
+char *fix_locked_text(const struct pa_disk *d);
+
+/*
  * The refusal of a write that stopped at APPLY_STAGE_TAKE: the kernel
  * would not let partition r->num of @disk go; what holds it, as far as
  * it can be found (cli_holder_text).

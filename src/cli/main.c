@@ -13,17 +13,20 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
 #include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
 #include "cli/trusted.h"
 #include "core/exitcodes.h"
+#include "shared/sys.h"
 
 #ifdef PA_APPLY_BINARY
 #define READER(fn) NULL
@@ -53,28 +56,45 @@ static const struct {
 };
 
 /*
+ * Run @name of directory @dir with @argv, from a descriptor of that
+ * directory: the file looked at is the one executed (execveat), not what a
+ * path names again later.  Returns only when it did not run.
+ */
+static void run_from(const char *dir, const char *name, char **argv)
+{
+	extern char **environ;
+	struct stat st;
+	int dfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+	if (dfd < 0)
+		return;
+	if (fstatat(dfd, name, &st, 0) == 0 && S_ISREG(st.st_mode) &&
+	    faccessat(dfd, name, X_OK, 0) == 0)
+		sys_execveat(dfd, name, argv, environ, 0);
+	close(dfd);
+}
+
+/*
  * Run the other program with the same arguments: the one beside this
  * executable (a build tree), else the installed one.
  */
 static int run_other(char **argv)
 {
 #ifdef PA_APPLY_BINARY
-	const char *other = "partalign", *installed = PA_SBINDIR "/partalign";
+	const char *other = "partalign", *installed = PA_SBINDIR;
 #else
-	const char *other = "partalign-apply",
-		   *installed = PA_PKGLIBEXECDIR "/partalign-apply";
+	const char *other = "partalign-apply", *installed = PA_PKGLIBEXECDIR;
 #endif
-	char self[PATH_MAX], path[PATH_MAX + 32];
+	char self[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 
 	if (n > 0) {
 		self[n] = '\0';
-		snprintf(path, sizeof(path), "%s/%s", dirname(self), other);
-		if (access(path, X_OK) == 0)
-			execv(path, argv);
+		run_from(dirname(self), other, argv);
 	}
-	execv(installed, argv);
-	msg_err(NULL, errno, "cannot run %s", installed);
+	errno = 0;
+	run_from(installed, other, argv);
+	msg_err(NULL, errno ? errno : ENOENT, "cannot run %s/%s", installed, other);
 	return PA_EXIT_ERROR;
 }
 

@@ -62,6 +62,11 @@ static char *why_text(const struct trust_fail *f)
 			      : S_ISDIR(f->mode) ? "a directory"
 						 : "not a regular file");
 		break;
+	case TRUST_LINK_OWNER:
+		owner_text(f->uid, who, sizeof(who));
+		rc = asprintf(&s, "%s is a symbolic link owned by %s, not root", f->path,
+			      who);
+		break;
 	case TRUST_ERROR:
 		rc = asprintf(&s, "%s cannot be checked: %s", f->path, strerror(f->err));
 		break;
@@ -85,8 +90,10 @@ char *cli_trust_text(const char *given, const struct trust_fail *f)
 
 const char *cli_trust_rule(const struct trust_fail *f)
 {
-	return S_ISDIR(f->mode) || f->why == TRUST_NOT_DIR ? TRUST_DIR_RULE
-							   : TRUST_FILE_RULE;
+	/* a link on the way is judged on the way to a directory */
+	return S_ISDIR(f->mode) || f->why == TRUST_NOT_DIR || f->why == TRUST_LINK_OWNER
+		   ? TRUST_DIR_RULE
+		   : TRUST_FILE_RULE;
 }
 
 /* cli_trust_refuse(), the line into @log too */

@@ -170,18 +170,6 @@ int scan_props_parse(const char *uevent, const char *db, struct pa_dev *d);
  */
 int scan_dm_table_start(const void *buf, size_t len, uint64_t *start);
 
-/* A process that has a device open (scan_openers). */
-struct pa_opener {
-	pid_t pid;
-	dev_t dev;     /* which of the devices asked about */
-	char comm[32]; /* its command name (/proc/PID/comm) */
-};
-
-/*
- * Which processes other than this one have any of the @n block devices
- * @devs open, from every /proc/PID/fd (as fuser finds them): their number in
- * *count and the first one found in *first.  0 or -errno.
- */
-int scan_openers(const dev_t *devs, size_t n, struct pa_opener *first, size_t *count);
+/* What holds a device (processes, loop devices, ...): scan/holders.h. */
 
 #endif

@@ -1,10 +1,14 @@
 /*
- * System facts: whether we run in a chroot.
+ * System facts: whether we run in a chroot; and execveat(2) where glibc
+ * has no wrapper for it.
  */
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "shared/sys.h"
 
@@ -20,4 +24,17 @@ int sys_chroot_state(void)
 bool in_chroot(void)
 {
 	return sys_chroot_state() != 0;
+}
+
+int sys_execveat(int dfd, const char *name, char *const argv[], char *const envp[],
+		 int flags)
+{
+#ifdef HAVE_EXECVEAT
+	return execveat(dfd, name, argv, envp, flags);
+#elif defined(SYS_execveat)
+	return (int)syscall(SYS_execveat, dfd, name, argv, envp, flags);
+#else
+	errno = ENOSYS;
+	return -1;
+#endif
 }

@@ -15,4 +15,12 @@ bool in_chroot(void);
  */
 int sys_chroot_state(void);
 
+/*
+ * execveat(2) (the wrapper of glibc 2.34 and later, else the system call,
+ * Linux 3.19): run @name relative to directory descriptor @dfd.  Returns
+ * only on failure, -1 with errno.  Async-signal-safe (for a forked child).
+ */
+int sys_execveat(int dfd, const char *name, char *const argv[], char *const envp[],
+		 int flags);
+
 #endif

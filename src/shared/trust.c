@@ -56,53 +56,125 @@ static int join(char *out, const char *a, const char *b)
 	return n < 0 || n >= PATH_MAX ? -ENAMETOOLONG : 0;
 }
 
-/*
- * @dir absolute and canonical in @out (PATH_MAX): realpath() of the longest
- * part that exists, the missing rest appended ("." and empty names dropped,
- * ".." refused: there is nothing to resolve it against).
- */
-static int canonical(const char *dir, char *out)
+/* Drop the last name of canonical @path ("/" stays "/"). */
+static void up(char *path)
 {
-	char buf[PATH_MAX], rest[PATH_MAX] = "", tmp[PATH_MAX];
-	char *slash;
+	char *slash = strrchr(path, '/');
+
+	if (slash == path)
+		path[1] = '\0';
+	else if (slash)
+		*slash = '\0';
+}
+
+/*
+ * Each name of @rest appended to canonical @out ("." and empty names
+ * dropped, ".." refused: there is nothing to resolve it against): what is
+ * below the first missing directory.
+ */
+static int append_missing(char *out, const char *rest)
+{
+	char tmp[PATH_MAX], name[NAME_MAX + 1];
+
+	while (*rest) {
+		size_t len = strcspn(rest, "/");
+
+		if (len > NAME_MAX)
+			return -ENAMETOOLONG;
+		memcpy(name, rest, len);
+		name[len] = '\0';
+		rest += len;
+		while (*rest == '/')
+			rest++;
+		if (!len || strcmp(name, ".") == 0)
+			continue;
+		if (strcmp(name, "..") == 0)
+			return -EINVAL;
+		memcpy(tmp, out, sizeof(tmp));
+		if (join(out, tmp, name) < 0)
+			return -ENAMETOOLONG;
+	}
+	return 0;
+}
+
+/*
+ * @dir absolute and canonical in @out (PATH_MAX), resolved as realpath()
+ * does, name by name, the missing rest appended.  Every symbolic link on
+ * the way is judged: one that neither root nor @owner owns could be
+ * pointed elsewhere by its owner between this check and a later use of the
+ * path: -EPERM with @f naming it (TRUST_LINK_OWNER).
+ */
+static int canonical(const char *dir, char *out, uid_t owner, struct trust_fail *f)
+{
+	char rest[PATH_MAX], tmp[PATH_MAX], name[NAME_MAX + 1], cand[PATH_MAX];
+	int links = 0;
 
 	if (!dir || !*dir)
 		return -EINVAL;
 	if (dir[0] == '/') {
-		if (snprintf(buf, sizeof(buf), "%s", dir) >= (int)sizeof(buf))
+		if (snprintf(rest, sizeof(rest), "%s", dir) >= (int)sizeof(rest))
 			return -ENAMETOOLONG;
 	} else {
 		char cwd[PATH_MAX];
 
 		if (!getcwd(cwd, sizeof(cwd)))
 			return -errno;
-		if (join(buf, cwd, dir) < 0)
+		if (join(rest, cwd, dir) < 0)
 			return -ENAMETOOLONG;
 	}
-	while (!realpath(buf, out)) {
-		size_t len = strlen(buf);
+	strcpy(out, "/");
+	while (rest[0]) {
+		const char *p = rest;
+		size_t len;
+		struct stat st;
+		ssize_t n;
 
-		if (errno != ENOENT)
-			return -errno;
-		while (len > 1 && buf[len - 1] == '/')
-			buf[--len] = '\0';
-		slash = strrchr(buf, '/');
-		if (strcmp(slash + 1, "..") == 0)
-			return -EINVAL;
-		if (slash[1] && strcmp(slash + 1, ".") != 0) {
-			if (snprintf(tmp, sizeof(tmp), "%s%s%s", slash + 1,
-				     *rest ? "/" : "", rest) >= (int)sizeof(tmp))
-				return -ENAMETOOLONG;
-			memcpy(rest, tmp, sizeof(rest));
+		while (*p == '/')
+			p++;
+		len = strcspn(p, "/");
+		if (len > NAME_MAX)
+			return -ENAMETOOLONG;
+		memcpy(name, p, len);
+		name[len] = '\0';
+		memmove(rest, p + len, strlen(p + len) + 1);
+		if (!len || strcmp(name, ".") == 0)
+			continue;
+		if (strcmp(name, "..") == 0) {
+			up(out);
+			continue;
 		}
-		if (slash == buf)
-			slash[1] = '\0';
-		else
-			*slash = '\0';
-	}
-	if (*rest) {
-		memcpy(tmp, out, sizeof(tmp));
-		return join(out, tmp, rest);
+		if (join(cand, out, name) < 0)
+			return -ENAMETOOLONG;
+		if (lstat(cand, &st) < 0) {
+			if (errno != ENOENT)
+				return -errno;
+			memcpy(out, cand, sizeof(cand));
+			return append_missing(out, rest);
+		}
+		if (!S_ISLNK(st.st_mode)) {
+			if (!S_ISDIR(st.st_mode) && rest[strspn(rest, "/")])
+				return -ENOTDIR;
+			memcpy(out, cand, sizeof(cand));
+			continue;
+		}
+		if (++links > 40)
+			return -ELOOP;
+		if (st.st_uid != 0 && st.st_uid != owner) {
+			fail_set(f, TRUST_LINK_OWNER, cand, strlen(cand), &st, 0);
+			return -EPERM;
+		}
+		n = readlink(cand, tmp, sizeof(tmp) - 1);
+		if (n < 0)
+			return -errno;
+		tmp[n] = '\0';
+		if ((size_t)n + 1 + strlen(rest) + 1 > sizeof(rest))
+			return -ENAMETOOLONG;
+		/* the link's text, then what was left after it */
+		memmove(rest + n + 1, rest, strlen(rest) + 1);
+		memcpy(rest, tmp, (size_t)n);
+		rest[n] = '/';
+		if (tmp[0] == '/')
+			strcpy(out, "/");
 	}
 	return 0;
 }
@@ -149,7 +221,11 @@ int trust_dir_open(const char *dir, unsigned flags, int *dfd, struct trust_fail 
 	memset(f, 0, sizeof(*f));
 	if (dfd)
 		*dfd = -1;
-	rc = canonical(dir, canon);
+	rc = canonical(dir, canon, owner, f);
+	if (rc == -EPERM) {
+		f->leaf = false;
+		return rc;
+	}
 	if (rc < 0) {
 		fail_set(f, TRUST_ERROR, dir ? dir : "", dir ? strlen(dir) : 0, NULL,
 			 -rc);
@@ -289,7 +365,8 @@ int trust_file_open(const char *path, int oflags, int *fd, struct trust_fail *f)
 	return rc;
 }
 
-int trust_program(const char *dir, const char *name, struct trust_fail *f)
+int trust_program_at(const char *dir, const char *name, int *dfdp, struct stat *stp,
+		     struct trust_fail *f)
 {
 	struct stat st;
 	enum trust_why why;
@@ -309,6 +386,17 @@ int trust_program(const char *dir, const char *name, struct trust_fail *f)
 	} else if (!(st.st_mode & 0111)) {
 		rc = -EACCES;
 	}
+	if (rc == 0 && dfdp) {
+		*dfdp = dfd;
+		if (stp)
+			*stp = st;
+		return 0;
+	}
 	close(dfd);
 	return rc;
+}
+
+int trust_program(const char *dir, const char *name, struct trust_fail *f)
+{
+	return trust_program_at(dir, name, NULL, NULL, f);
 }

@@ -12,7 +12,9 @@
  * "Root" is uid 0, or the user partalign runs as (the same when it can write
  * a disk; a test of this code may run as another user).
  *
- * The path is made canonical once (realpath of the part that exists), then
+ * The path is made canonical once (resolved as realpath() resolves the part
+ * that exists, and every symbolic link on the way must be owned by root or
+ * that user: another user could point it elsewhere later), then
  * walked from "/" one directory at a time, each opened relative to the one
  * before with O_NOFOLLOW and judged by fstat() of what was opened.  The
  * descriptor returned is the directory judged: files made or read through
@@ -37,6 +39,7 @@ enum trust_why {
 	TRUST_OTHER_WRITE, /* writable by others, not sticky or not above (mode) */
 	TRUST_NOT_DIR,	   /* a directory was expected (mode) */
 	TRUST_NOT_FILE,	   /* a regular file was expected: a link, fifo, device (mode) */
+	TRUST_LINK_OWNER,  /* a symbolic link on the way owned by another user (uid) */
 	TRUST_ERROR,	   /* could not be looked at (err) */
 };
 
@@ -90,5 +93,14 @@ int trust_file_open(const char *path, int oflags, int *fd, struct trust_fail *f)
  * file there that root may execute?  0, -EPERM (@f filled), -errno.
  */
 int trust_program(const char *dir, const char *name, struct trust_fail *f);
+
+/*
+ * The same, and when it is: the descriptor of the directory judged in
+ * *@dfd (the caller closes it; f->path is its canonical path) and the
+ * program's stat in *@st, so that what runs is the file judged: executed
+ * relative to @dfd (execveat, not following a link), never by @dir again.
+ */
+int trust_program_at(const char *dir, const char *name, int *dfd, struct stat *st,
+		     struct trust_fail *f);
 
 #endif

@@ -50,14 +50,21 @@ def main():
         if not chunk:
             break
         buf += chunk
-    if b'[y/N]' in buf:
-        rc = subprocess.run(['sh', '-c', between]).returncode
-        if rc != 0:
-            os.kill(pid, 9)
-            os.waitpid(pid, 0)
-            open(out, 'wb').write(buf + b'\nat-prompt: the command between failed\n')
-            sys.exit(125)
-        os.write(fd, answer.encode() + b'\n')
+    if b'[y/N]' not in buf:
+        # the program ended (its terminal closed) without asking
+        _, status = os.waitpid(pid, 0)
+        open(out, 'wb').write(buf.replace(b'\r\n', b'\n') +
+                              b'\nat-prompt: no prompt came (the program exited %d)\n'
+                              % (os.WEXITSTATUS(status) if os.WIFEXITED(status)
+                                 else 128 + os.WTERMSIG(status)))
+        sys.exit(125)
+    rc = subprocess.run(['sh', '-c', between]).returncode
+    if rc != 0:
+        os.kill(pid, 9)
+        os.waitpid(pid, 0)
+        open(out, 'wb').write(buf + b'\nat-prompt: the command between failed\n')
+        sys.exit(125)
+    os.write(fd, answer.encode() + b'\n')
     while True:
         try:
             chunk = os.read(fd, 4096)

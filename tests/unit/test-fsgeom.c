@@ -139,8 +139,10 @@ static void test_xfs_real(void **state)
 	const char *p;
 
 	(void)state;
-	if (!have("mkfs.xfs") || !have("xfs_db"))
+	if (!have("mkfs.xfs") || !have("xfs_db")) {
+		print_message("skipped: mkfs.xfs or xfs_db not installed (xfsprogs)\n");
 		skip();
+	}
 	xfs_case("su64k-sw3.xfs", ",su=64k,sw=3", 64 * KiB, 192 * KiB);
 	xfs_case("su64k-sw2.xfs", ",su=64k,sw=2", 64 * KiB, 128 * KiB);
 	xfs_case("noalign.xfs", ",noalign", 0, 0);
@@ -177,8 +179,10 @@ static void test_ext4_real(void **state)
 	size_t i;
 
 	(void)state;
-	if (!have("mke2fs") || !have("dumpe2fs"))
+	if (!have("mke2fs") || !have("dumpe2fs")) {
+		print_message("skipped: mke2fs or dumpe2fs not installed (e2fsprogs)\n");
 		skip();
+	}
 	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
 		uint64_t stride = 0, width = 0, bs;
 		char out[800];

@@ -97,27 +97,44 @@ __attribute__((format(printf, 1, 2))) static uint64_t number_of(const char *fmt,
 	return strtoull(line + strspn(line, " \t"), NULL, 10);
 }
 
-/* A 64 MiB loop device with a PV made by pvcreate @pvopts, in a VG by vgcreate @vgopts */
+/*
+ * A 64 MiB loop device with a PV made by pvcreate @pvopts, in a VG by
+ * vgcreate @vgopts.  false (the test skips, saying why) only when this is
+ * not root or the tools are missing; anything else that fails fails the
+ * test, so a skip never hides a broken setup.
+ */
 static bool make_pv(const char *pvopts, const char *vgopts)
 {
 	char cmd[700];
 	FILE *f;
+	int i;
 
-	if (geteuid() != 0 ||
-	    sh("command -v pvcreate >/dev/null && command -v losetup >/dev/null") != 0)
+	if (geteuid() != 0) {
+		print_message("skipped: a loop device and pvcreate need root\n");
 		return false;
+	}
+	if (sh("command -v pvcreate >/dev/null && command -v vgcreate >/dev/null && "
+	       "command -v losetup >/dev/null") != 0) {
+		print_message("skipped: pvcreate, vgcreate or losetup not installed\n");
+		return false;
+	}
 	snprintf(img, sizeof(img), "%s/pv.img", dir);
 	assert_int_equal(sh("truncate -s 64M '%s'", img), 0);
 	snprintf(cmd, sizeof(cmd), "PATH=$PATH:/sbin:/usr/sbin; losetup -f --show '%s'",
 		 img);
-	f = popen(cmd, "r");
-	assert_non_null(f);
-	if (!fgets(loopdev, sizeof(loopdev), f))
-		loopdev[0] = '\0';
-	pclose(f);
-	loopdev[strcspn(loopdev, "\n")] = '\0';
+	/* losetup -f races with other attaches: try again, as tests/lib does */
+	for (i = 0; i < 20 && !loopdev[0]; i++) {
+		f = popen(cmd, "r");
+		assert_non_null(f);
+		if (!fgets(loopdev, sizeof(loopdev), f))
+			loopdev[0] = '\0';
+		pclose(f);
+		loopdev[strcspn(loopdev, "\n")] = '\0';
+		if (!loopdev[0])
+			usleep(100 * 1000);
+	}
 	if (!loopdev[0])
-		return false;
+		fail_msg("losetup -f --show %s attached nothing", img);
 	assert_int_equal(
 	    sh("pvcreate " LVMCONF " -q %s %s >/dev/null 2>&1", pvopts, loopdev), 0);
 	assert_int_equal(sh("vgcreate " LVMCONF " -q %s %s %s >/dev/null 2>&1 </dev/null",

@@ -9,9 +9,11 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "unit.h"
@@ -300,6 +302,93 @@ static void test_stdin_null(void **state)
 	spawn_result_free(&r);
 }
 
+/* A stand-in script @name in directory @sub of the test's, mode @mode. */
+static void stand_in_at(const char *sub, const char *name, const char *body, mode_t mode)
+{
+	char p[512];
+	FILE *f;
+
+	snprintf(p, sizeof(p), "%s/%s/%s", dir, sub, name);
+	f = fopen(p, "w");
+	assert_non_null(f);
+	fprintf(f, "#!/bin/sh\n%s\n", body);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(chmod(p, mode), 0);
+}
+
+static pid_t swapper;
+
+static int swap_teardown(void **state)
+{
+	if (swapper > 0) {
+		kill(swapper, SIGKILL);
+		waitpid(swapper, NULL, 0);
+		swapper = 0;
+	}
+	unsetenv(SPAWN_TOOLDIR_ENV);
+	return teardown(state);
+}
+
+/*
+ * What runs is what was judged.  PARTALIGN_TOOLDIR is a link (root's, in a
+ * directory only root can change) that another process points, over and
+ * over, at a directory with a trusted pa-race-tool (it prints "good") and at
+ * one whose pa-race-tool its group may write (it prints "evil"; judged, it
+ * is refused and the program is then not found).  In 400 runs evil must never
+ * run, whichever directory the check saw: before, the program was judged
+ * through the link and then run by the link's path again, and a swap in
+ * between ran the other one.
+ */
+static void test_tooldir_swap(void **state)
+{
+	char good[300], bad[300], link[300], tmp[300];
+	const char *argv[] = {"pa-race-tool", NULL};
+	int ran_good = 0, ran_evil = 0, not_found = 0, i;
+	struct spawn_result r;
+
+	snprintf(good, sizeof(good), "%s/good", dir);
+	snprintf(bad, sizeof(bad), "%s/bad", dir);
+	snprintf(link, sizeof(link), "%s/tools", dir);
+	snprintf(tmp, sizeof(tmp), "%s/tools.new", dir);
+	assert_int_equal(mkdir(good, 0755), 0);
+	assert_int_equal(mkdir(bad, 0755), 0);
+	stand_in_at("good", "pa-race-tool", "echo good", 0755);
+	stand_in_at("bad", "pa-race-tool", "echo evil", 0775);
+	assert_int_equal(symlink(good, link), 0);
+	swapper = fork();
+	assert_true(swapper >= 0);
+	if (swapper == 0) {
+		for (i = 0;; i++) {
+			unlink(tmp);
+			if (symlink(i % 2 ? good : bad, tmp) < 0 || rename(tmp, link) < 0)
+				_exit(1);
+			/* a swap about as often as a spawn takes */
+			usleep(200);
+		}
+	}
+	setenv(SPAWN_TOOLDIR_ENV, link, 1);
+	for (i = 0; i < 400; i++) {
+		int rc = spawn(argv, SPAWN_OUT | SPAWN_QUIET, &r);
+
+		if (rc == -ENOENT) {
+			not_found++;
+			continue;
+		}
+		assert_int_equal(rc, 0);
+		if (strcmp(r.out, "good\n") == 0)
+			ran_good++;
+		else if (strcmp(r.out, "evil\n") == 0)
+			ran_evil++;
+		else
+			fail_msg("pa-race-tool said '%s' (status %d)", r.out, r.status);
+		spawn_result_free(&r);
+	}
+	print_message("pa-race-tool: good %d, evil %d, not found %d of 400\n", ran_good,
+		      ran_evil, not_found);
+	assert_int_equal(ran_evil, 0);
+	assert_true(ran_good > 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -313,6 +402,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_not_found, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_environment, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_stdin_null, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_tooldir_swap, setup, swap_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
