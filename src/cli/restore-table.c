@@ -33,20 +33,6 @@ static const struct out_col rcols[] = {
 #undef S
 #undef R
 
-static const char *label_name(enum pa_label l)
-{
-	switch (l) {
-	case PA_LABEL_GPT:
-		return "gpt";
-	case PA_LABEL_MSDOS:
-		return "dos";
-	case PA_LABEL_OTHER:
-		return "another kind";
-	default:
-		return "none";
-	}
-}
-
 static const struct pa_entry *entry_of(const struct pa_table *t, unsigned int num)
 {
 	size_t i;
@@ -111,8 +97,8 @@ int restore_table_show(const char *path, const struct pa_table *now,
 		return -EINVAL;
 	if (now->label != then->label)
 		printf("%s: the table now is %s, the backup's is %s: restore writes %s\n",
-		       path, label_name(now->label), label_name(then->label),
-		       label_name(then->label));
+		       path, plan_label_name(now->label), plan_label_name(then->label),
+		       plan_label_name(then->label));
 	tb = out_table_new(&oo, "restore", rcols, sel, nsel);
 	if (!tb)
 		return -ENOMEM;

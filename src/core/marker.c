@@ -158,6 +158,15 @@ static bool sector0_dos(const struct marker_io *io)
 	return true;
 }
 
+/* Both copies written where changed: the backup first, so that a cut between the
+ * two leaves the primary as it was. */
+static int copies_store(const struct marker_io *io, struct gpt_copy c[2])
+{
+	int rc = copy_store(io, &c[1]);
+
+	return rc == 0 ? copy_store(io, &c[0]) : rc;
+}
+
 /* Both copies: [0] primary, [1] backup; how many are valid, or -errno. */
 static int copies_load(const struct marker_io *io, struct gpt_copy c[2])
 {
@@ -714,11 +723,7 @@ static int gpt_set(const struct marker_io *io, const struct pa_journal *j,
 			}
 		}
 	}
-	/* the backup copy first: a cut between the two leaves the primary as it was */
-	rc = copy_store(io, &c[1]);
-	if (rc == 0)
-		rc = copy_store(io, &c[0]);
-	return rc;
+	return copies_store(io, c);
 }
 
 static int dos_set(const struct marker_io *io, const struct pa_journal *j,
@@ -821,9 +826,7 @@ int marker_reveal(const struct marker_io *io)
 				c[k].dirty = true;
 			}
 		}
-		rc = copy_store(io, &c[1]);
-		if (rc == 0)
-			rc = copy_store(io, &c[0]);
+		rc = copies_store(io, c);
 		copy_free(&c[0]);
 		copy_free(&c[1]);
 		return rc;
@@ -850,7 +853,7 @@ static int gpt_clear(const struct marker_io *io, const struct pa_journal *j,
 	unsigned char mg[16], og[16], rec[REC_PAYLOAD], *slot[REC_ENTRIES];
 	bool have_og = label_guid(j, og) == 0;
 	uint64_t gid;
-	int k, rc;
+	int k;
 	size_t m;
 
 	guid_parse(PA_MOVE_TYPE_GUID, mg);
@@ -890,10 +893,7 @@ static int gpt_clear(const struct marker_io *io, const struct pa_journal *j,
 			c[k].dirty = true;
 		}
 	}
-	rc = copy_store(io, &c[1]);
-	if (rc == 0)
-		rc = copy_store(io, &c[0]);
-	return rc;
+	return copies_store(io, c);
 }
 
 static int dos_clear(const struct marker_io *io, const struct pa_journal *j,
