@@ -2,9 +2,10 @@
  * Unit tests of the refusal rules of plan, fix and resume (core/refusal.c):
  * each kind of unfinished move and the words that refuse it, a journal
  * against the table it is to finish, the place of a new move's journal, a
- * disk in use, and a refusal replacing another.  The expected texts are
- * written out in full: they are what the admin reads, and the shell tests
- * match parts of them.
+ * disk in use, a refusal replacing another, and restore's rules (the
+ * disk, the backup's fit, the identity rule and what --force waives).  The expected texts
+ * are written out in full: they are what the admin reads, and the shell tests match parts
+ * of them.
  */
 #include "config.h"
 
@@ -14,6 +15,7 @@
 
 #include "unit.h"
 
+#include "core/label.h"
 #include "core/plan.h"
 #include "core/refusal.h"
 
@@ -288,6 +290,157 @@ static void test_replace(void **state)
 	free(p.refusal);
 }
 
+/* ---- restore (refusal_restore) ---- */
+
+static struct label_id *ident(enum label_id_kind kind, const char *disk)
+{
+	struct label_id *id = calloc(1, sizeof(*id));
+
+	assert_non_null(id);
+	id->kind = kind;
+	snprintf(id->disk, sizeof(id->disk), "%s", disk);
+	return id;
+}
+
+/* refusal_restore() of @r: its refusal (NULL: none), the warning into @warn. */
+static char *restore_says(const struct refusal_restore *r, char **warn)
+{
+	int err = 1;
+	char *why = refusal_restore(r, warn, &err);
+
+	assert_int_equal(err, 0);
+	return why;
+}
+
+static void test_restore(void **state)
+{
+	static const struct refusal_region regs[] = {{0, 17408},
+						     {107374165504ull, 16896}};
+	struct label_id *held = ident(LABEL_ID_DOS, "1122aabb"),
+			*wrote =
+			    ident(LABEL_ID_GPT, "A3A2A1A0-A5A4-A7A6-A8A9-AAABACADAEAF"),
+			*other =
+			    ident(LABEL_ID_GPT, "00000000-1111-2222-3333-444444444444"),
+			*none = ident(LABEL_ID_NONE, "");
+	struct refusal_restore r = {.format = 2,
+				    .backup_id = "wwn:0x5000c500a1b2c3d4",
+				    .size = 107374182400ull,
+				    .logical = 512,
+				    .held = held,
+				    .wrote = wrote,
+				    .regs = regs,
+				    .nregs = 2,
+				    .disk_id = "wwn:0x5000c500a1b2c3d4",
+				    .disk_size = 107374182400ull,
+				    .disk_logical = 512,
+				    .path = "/dev/sdb",
+				    .cur = wrote};
+	struct refusal_restore x;
+	char *why, *warn;
+
+	(void)state;
+	/* the disk holds what partalign wrote over the backup: restored */
+	assert_null(restore_says(&r, &warn));
+	assert_null(warn);
+	x = r;
+	x.cur = held; /* or the table the backup holds */
+	assert_null(restore_says(&x, &warn));
+
+	x = r;
+	x.readonly = true;
+	why = restore_says(&x, &warn);
+	assert_string_equal(why, "/dev/sdb is read-only (write-protected)");
+	free(why);
+	x = r;
+	x.marked = true;
+	x.marker_id = 0x0f3c2a9b6d1e4c57ull;
+	why = restore_says(&x, &warn);
+	assert_string_equal(why, "an unfinished data move (move id 0f3c2a9b6d1e4c57) is "
+				 "recorded on the disk: finish it with 'partalign resume "
+				 "/dev/sdb'");
+	free(why);
+	x.marker_id32 = true;
+	x.marker_id = 0x6d1e4c57;
+	why = restore_says(&x, &warn);
+	assert_non_null(strstr(why, "(move id 6d1e4c57)"));
+	free(why);
+	x = r;
+	x.move_id = 0x0f3c2a9b6d1e4c57ull;
+	why = restore_says(&x, &warn);
+	assert_string_equal(why,
+			    "the backup was taken before data move 0f3c2a9b6d1e4c57; "
+			    "its partitions' data has moved since");
+	free(why);
+
+	x = r;
+	x.disk_size = 2 * r.size;
+	why = restore_says(&x, &warn);
+	assert_string_equal(why,
+			    "the backup is of a 107374182400-byte disk with 512-byte "
+			    "sectors, this one has 214748364800 and 512");
+	free(why);
+	x = r;
+	x.disk_logical = 4096;
+	x.logical = 4096;
+	why = restore_says(&x, &warn); /* 17408 is no multiple of 4096 */
+	assert_string_equal(why, "the backup has a region off the disk");
+	free(why);
+
+	x = r;
+	x.cur = other;
+	why = restore_says(&x, &warn);
+	assert_string_equal(why,
+			    "the backup is of the table dos:1122aabb (or "
+			    "gpt:A3A2A1A0-A5A4-A7A6-A8A9-AAABACADAEAF, which partalign "
+			    "wrote over it), this disk has "
+			    "gpt:00000000-1111-2222-3333-444444444444");
+	free(why);
+	x = r;
+	x.disk_id = "wwn:0x5000c500ffffffff";
+	why = restore_says(&x, &warn);
+	assert_string_equal(why,
+			    "the backup is of wwn:0x5000c500a1b2c3d4, this disk is "
+			    "wwn:0x5000c500ffffffff (its label "
+			    "gpt:A3A2A1A0-A5A4-A7A6-A8A9-AAABACADAEAF matches: --force "
+			    "if the disk has moved)");
+	free(why);
+	x.force = true; /* --force waives the device id: a warning says so */
+	assert_null(restore_says(&x, &warn));
+	assert_non_null(warn);
+	assert_non_null(strstr(warn, "restoring (--force, its label"));
+	free(warn);
+	x = r;
+	x.cur = none;
+	why = restore_says(&x, &warn);
+	assert_non_null(strstr(why, "no partition table to identify it by (the backup is "
+				    "of dos:1122aabb); --force restores it"));
+	free(why);
+	x.force = true; /* --force waives the label when the device id matches */
+	assert_null(restore_says(&x, &warn));
+	assert_non_null(strstr(warn, "(--force, the device id"));
+	free(warn);
+	x.disk_id = "wwn:0x5000c500ffffffff"; /* never both */
+	why = restore_says(&x, &warn);
+	assert_non_null(
+	    strstr(why, "no partition table to identify it by and the backup"));
+	free(why);
+	/* format 1: the device id alone, which --force cannot waive */
+	x = r;
+	x.format = 1;
+	x.cur = other;
+	assert_null(restore_says(&x, &warn));
+	x.disk_id = "wwn:0x5000c500ffffffff";
+	x.force = true;
+	why = restore_says(&x, &warn);
+	assert_string_equal(why, "the backup is of wwn:0x5000c500a1b2c3d4, this disk is "
+				 "wwn:0x5000c500ffffffff");
+	free(why);
+	free(held);
+	free(wrote);
+	free(other);
+	free(none);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -302,6 +455,7 @@ int main(void)
 	    cmocka_unit_test(test_journal_place),
 	    cmocka_unit_test(test_in_use),
 	    cmocka_unit_test(test_replace),
+	    cmocka_unit_test(test_restore),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
