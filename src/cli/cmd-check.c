@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli/check-asm.h"
 #include "cli/cli.h"
 #include "cli/move-pending.h"
 #include "core/exitcodes.h"
@@ -68,6 +69,12 @@ enum {
 	COL_FS,
 	COL_PE_START,
 	COL_EXTENT_SIZE,
+	COL_ASM_GROUP, /* check-asm.c fills these, in this order */
+	COL_ASM_DISK,
+	COL_ASM_STATUS,
+	COL_ASM_AU,
+	COL_ASM_SECSIZE,
+	COL_ASM_LABEL,
 };
 
 #define N OUT_JSON_NUMBER
@@ -133,6 +140,14 @@ static const struct out_col columns[] = {
 		      "--probe: LVM PV: bytes from the device's start to PE 0"},
     [COL_EXTENT_SIZE] = {"EXTENT-SIZE", 8, R, N,
 			 "--probe: LVM PV: the extent size of its VG, bytes"},
+    [COL_ASM_GROUP] = {"ASM-GROUP", 0.1, 0, S, "--asm, --probe: Oracle ASM disk group"},
+    [COL_ASM_DISK] = {"ASM-DISK", 0.1, 0, S, "--asm, --probe: ASM disk name"},
+    [COL_ASM_STATUS] = {"ASM-STATUS", 6, 0, S,
+			"--asm, --probe: MEMBER, FORMER, PROVISIONED... or damaged"},
+    [COL_ASM_AU] = {"ASM-AU", 6, R, N, "--asm, --probe: allocation unit size, bytes"},
+    [COL_ASM_SECSIZE] = {"ASM-SECSIZE", 4, R, N,
+			 "--asm, --probe: the sector size in the ASM header"},
+    [COL_ASM_LABEL] = {"ASM-LABEL", 0.1, 0, S, "--asm, --probe: ASMLib label"},
 };
 #undef N
 #undef S
@@ -159,16 +174,19 @@ static const int topology_defaults[] = {COL_NAME,      COL_START,     COL_LOG_SE
 	    COL_FSTYPE, COL_MOUNTPOINTS, COL_HOLDERS, COL_PARTLABEL, COL_PARTUUID,       \
 	    COL_WWN, COL_SERIAL
 static const int script_defaults[] = {SCRIPT_COLUMNS};
-static const int json_defaults[] = {SCRIPT_COLUMNS, COL_KNAME,	   COL_START_SEC,
-				    COL_UDEV,	    COL_ABS_START, COL_LAYERS,
-				    COL_FS,	    COL_PE_START,  COL_EXTENT_SIZE};
+static const int json_defaults[] = {
+    SCRIPT_COLUMNS, COL_KNAME,	    COL_START_SEC, COL_UDEV,	    COL_ABS_START,
+    COL_LAYERS,	    COL_FS,	    COL_PE_START,  COL_EXTENT_SIZE, COL_ASM_GROUP,
+    COL_ASM_DISK,   COL_ASM_STATUS, COL_ASM_AU,	   COL_ASM_SECSIZE, COL_ASM_LABEL};
 #undef SCRIPT_COLUMNS
-
-/* A row to print; the verdicts and the reason are computed as it is printed. */
-struct pick {
-	const struct pa_dev *d;
-	bool checked;
-};
+#define CHECK_ASM_VIEW COL_ASM_GROUP, COL_ASM_DISK, COL_ASM_STATUS, COL_NAME
+/* --asm: the devices of each disk group */
+static const int asm_defaults[] = {CHECK_ASM_VIEW, COL_TYPE,	    COL_START,
+				   COL_LOG_SEC,	   COL_ASM_SECSIZE, COL_ASM_AU,
+				   COL_ASM_LABEL,  COL_POLICY,	    COL_REASON};
+static const int asm_terminal_defaults[] = {CHECK_ASM_VIEW, COL_START, COL_POLICY,
+					    COL_REASON};
+#undef CHECK_ASM_VIEW
 
 struct row {
 	const struct pa_dev *d;
@@ -176,7 +194,9 @@ struct row {
 	bool checked;
 	enum pa_verdict fs; /* --probe: the file system's geometry (layers_check_fs) */
 	char fs_reason[256];
-	struct pa_fs_clauses fs_cl; /* where its clauses are */
+	struct pa_fs_clauses fs_cl;    /* where its clauses are */
+	const struct pa_asm_row *asmr; /* --asm, --probe: its ASM header's findings */
+	char asm_reason[PA_REASON_TEXT_MAX];
 	char reason[PA_REASON_TEXT_MAX + 512];
 };
 
@@ -210,6 +230,8 @@ static bool clause_is_misaligned(const struct clause *cl, const struct row *r)
 
 	if (cl->fs)
 		return r->fs == PA_VERDICT_MISALIGNED;
+	if (cl->label == PA_RV_ASM)
+		return true; /* a disk group at risk: first */
 	return (cl->label == PA_RV_PHYSICAL && c->physical == PA_VERDICT_MISALIGNED) ||
 	       (cl->label == PA_RV_OPTIMAL && c->optimal == PA_VERDICT_MISALIGNED) ||
 	       (cl->label == PA_RV_POLICY && c->policy == PA_VERDICT_MISALIGNED);
@@ -296,6 +318,14 @@ static void row_reason(struct row *r, bool terminal)
 	if (r->fs_reason[0] &&
 	    (r->fs == PA_VERDICT_MISALIGNED || d->fs_unit || d->fs_width))
 		n += fs_clauses(r, fs, sizeof(fs), cl + n);
+	if (r->asmr) {
+		reason_render(&r->asmr->why, r->asm_reason, sizeof(r->asm_reason), spans,
+			      &ns);
+		for (i = 0; i < ns && n < ROW_CLAUSES; i++)
+			cl[n++] = (struct clause){.p = r->asm_reason + spans[i].off,
+						  .n = spans[i].len,
+						  .label = spans[i].label};
+	}
 	join_clauses(r, cl, n, terminal);
 }
 
@@ -485,6 +515,14 @@ static int fill_verdicts(struct libscols_line *ln, size_t i, int col, const stru
 		if (d->lvm_pv_known && d->lvm_extent_size)
 			rc = out_set_u64(ln, i, d->lvm_extent_size);
 		break;
+	case COL_ASM_GROUP:
+	case COL_ASM_DISK:
+	case COL_ASM_STATUS:
+	case COL_ASM_AU:
+	case COL_ASM_SECSIZE:
+	case COL_ASM_LABEL:
+		rc = check_asm_cell(ln, i, col - COL_ASM_GROUP, r->asmr);
+		break;
 	case COL_UDEV: {
 		char why[512];
 		int st = device_udev_stale(d, why, sizeof(why));
@@ -568,6 +606,8 @@ static void usage(FILE *f)
 	    "...)\n"
 	    "  -p, --probe           also read the on-disk tables and signatures "
 	    "(libblkid)\n"
+	    "      --asm             the Oracle ASM disks by disk group, their headers\n"
+	    "                        read (see partalign-check(8))\n"
 	    "  -J, --json            JSON output\n"
 	    "  -P, --pairs           KEY=\"value\" output\n"
 	    "  -r, --raw             raw output\n"
@@ -582,13 +622,14 @@ static void usage(FILE *f)
 	    "  -h, --help            this text\n"
 	    "\n"
 	    "Exit status: 0 all aligned, 4 misalignment found, 8 operational error,\n"
-	    "16 usage error (OR-ed together).  See partalign-check(8).\n",
+	    "16 usage error, 32 an ASM disk group at risk (OR-ed together).  See\n"
+	    "partalign-check(8).\n",
 	    f);
 }
 
 /* The devices named on the command line, or all, in display order. */
 static int select_rows(const struct pa_devlist *l, const char *root, char **names,
-		       int nnames, struct pick **rows, size_t *nrows, int *status)
+		       int nnames, struct check_pick **rows, size_t *nrows, int *status)
 {
 	const struct pa_dev **ordered = NULL;
 	bool *want = NULL;
@@ -716,7 +757,7 @@ static int probe_selected(struct pa_devlist *l, char **names, int nnames,
 
 struct check_opts {
 	struct pa_scan_opts so;
-	bool probe, topology;
+	bool probe, topology, asm_view;
 	struct out_opts oo;
 	struct pa_grain grain;
 };
@@ -724,7 +765,7 @@ struct check_opts {
 /* The options; -1 to go on, else the exit status to return at once. */
 static int check_parse(int argc, char **argv, struct check_opts *co)
 {
-	enum { OPT_LIST_COLUMNS = 256, OPT_SYSROOT };
+	enum { OPT_LIST_COLUMNS = 256, OPT_SYSROOT, OPT_ASM };
 	static const struct option longopts[] = {
 	    {"align", required_argument, NULL, 'a'},
 	    {"probe", no_argument, NULL, 'p'},
@@ -737,6 +778,7 @@ static int check_parse(int argc, char **argv, struct check_opts *co)
 	    {"output", required_argument, NULL, 'o'},
 	    {"list-columns", no_argument, NULL, OPT_LIST_COLUMNS},
 	    {"sysroot", required_argument, NULL, OPT_SYSROOT},
+	    {"asm", no_argument, NULL, OPT_ASM},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -761,6 +803,9 @@ static int check_parse(int argc, char **argv, struct check_opts *co)
 			return PA_EXIT_OK;
 		case OPT_SYSROOT:
 			co->so.root = optarg;
+			break;
+		case OPT_ASM:
+			co->asm_view = true;
 			break;
 		default:
 			return cli_usage(usage, c == 'h');
@@ -788,6 +833,10 @@ static int check_columns(struct check_opts *co, int *sel, size_t *nsel)
 		DEFAULTS(topology_defaults);
 	else if (co->oo.format == OUT_JSON)
 		DEFAULTS(json_defaults);
+	else if (co->asm_view && co->oo.terminal)
+		DEFAULTS(asm_terminal_defaults);
+	else if (co->asm_view)
+		DEFAULTS(asm_defaults);
 	else if (co->oo.format != OUT_TABLE)
 		DEFAULTS(script_defaults);
 	else if (co->oo.terminal)
@@ -801,8 +850,9 @@ static int check_columns(struct check_opts *co, int *sel, size_t *nsel)
 
 /* One line per row, each judged; the exit status bits of what was found. */
 static int check_rows(const struct check_opts *co, const struct pa_devlist *l,
-		      struct libscols_table *tb, const struct pick *rows, size_t nrows,
-		      const int *sel, size_t nsel)
+		      const struct pa_asm_audit *audit, struct libscols_table *tb,
+		      const struct check_pick *rows, size_t nrows, const int *sel,
+		      size_t nsel)
 {
 	struct row *r = malloc(sizeof(*r));
 	int status = PA_EXIT_OK;
@@ -818,6 +868,9 @@ static int check_rows(const struct check_opts *co, const struct pa_devlist *l,
 
 		r->d = rows[i].d;
 		r->checked = rows[i].checked;
+		r->asmr = asm_audit_row(audit, r->d);
+		if (r->asmr)
+			status |= r->asmr->exit;
 		r->reason[0] = '\0';
 		memset(&r->c, 0, sizeof(r->c));
 		r->fs = layers_check_fs(r->d, r->fs_reason, sizeof(r->fs_reason), NULL, 0,
@@ -852,8 +905,9 @@ int cmd_check(int argc, char **argv)
 	struct check_opts co = {.grain = PA_GRAIN_DEFAULT};
 	struct pa_devlist devs = {0};
 	struct pa_diags diags = {0};
+	struct pa_asm_audit audit = {0};
 	struct libscols_table *tb = NULL;
-	struct pick *rows = NULL;
+	struct check_pick *rows = NULL;
 	size_t nrows = 0, nsel = 0;
 	int sel[OUT_MAXCOLS];
 	int status = PA_EXIT_OK;
@@ -885,6 +939,8 @@ int cmd_check(int argc, char **argv)
 	}
 	if (co.probe)
 		rc = probe_selected(&devs, argv + optind, argc - optind, &diags);
+	if (rc == 0 && (co.probe || co.asm_view))
+		rc = check_asm_read(&devs, co.so.root, &audit, &diags);
 	status |= msg_diags(&diags);
 	if (rc < 0) {
 		msg_err(NULL, -rc, "cannot probe devices");
@@ -893,6 +949,9 @@ int cmd_check(int argc, char **argv)
 	}
 	rc = select_rows(&devs, co.so.root, argv + optind, argc - optind, &rows, &nrows,
 			 &status);
+	if (rc == 0 && co.asm_view)
+		rc = check_asm_select(&devs, &audit, co.so.root, argv + optind,
+				      argc - optind, &rows, &nrows);
 	if (rc < 0) {
 		msg_err(NULL, -rc, "cannot list devices");
 		status |= PA_EXIT_ERROR;
@@ -907,13 +966,14 @@ int cmd_check(int argc, char **argv)
 		status |= PA_EXIT_ERROR;
 		goto out;
 	}
-	rc = check_rows(&co, &devs, tb, rows, nrows, sel, nsel);
+	rc = check_rows(&co, &devs, &audit, tb, rows, nrows, sel, nsel);
 	status |= rc;
 	if (!(rc & PA_EXIT_ERROR))
 		status |= out_print(tb);
 out:
 	scols_unref_table(tb);
 	free(rows);
+	asm_audit_free(&audit);
 	diags_free(&diags);
 	devlist_free(&devs);
 	return status;

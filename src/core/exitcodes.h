@@ -12,5 +12,6 @@
 #define PA_EXIT_MISALIGNED 4 /* misalignment found (or left behind) */
 #define PA_EXIT_ERROR 8	     /* operational error: missing, unreadable, refused... */
 #define PA_EXIT_USAGE 16     /* bad command line or configuration */
+#define PA_EXIT_ASM 32	     /* check --asm/--probe: an Oracle ASM disk group at risk */
 
 #endif
