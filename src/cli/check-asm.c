@@ -31,7 +31,7 @@ int check_asm_read(struct pa_devlist *l, const char *root, struct pa_asm_audit *
 				 "without --asm, or partalign-collect --no-asm): no ASM "
 				 "disk is shown");
 	}
-	rc = scan_asm_read(l, root, NULL, diags);
+	rc = scan_asm_read(l, root, NULL, NULL, diags);
 
 	return rc < 0 ? rc : asm_audit_run(l, a);
 }

@@ -277,7 +277,7 @@ static int dump_asm(const char *out, struct pa_devlist *l)
 	size_t i, need;
 	int status = PA_EXIT_OK, rc;
 
-	rc = scan_asm_read(l, NULL, &dumps, &diags);
+	rc = scan_asm_read(l, NULL, NULL, &dumps, &diags);
 	status |= msg_diags(&diags);
 	if (rc == 0 &&
 	    ((rc = JOIN(dst, "%s/asm", out)) < 0 || (rc = mkdir_p(dst, 0755)) < 0))

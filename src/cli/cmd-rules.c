@@ -654,8 +654,7 @@ static int run_map(const struct opts *op, const struct rules_map *given)
 	const struct opts o = *op;
 	const struct rules_map *map = given;
 	struct rules_map asm_map = {0};
-	struct pa_scan_opts so = {.names = o.ndevices ? o.devices : NULL,
-				  .nnames = o.ndevices};
+	struct pa_scan_opts so = {0};
 	struct rules_set set = {0};
 	struct pa_devlist devs = {0};
 	struct pa_diags diags = {0}, scandiags = {0};

@@ -72,7 +72,7 @@ int fix_asm_advice(const struct fix_opts *o, struct fix_job *j)
 	names[0] = j->dev->path;
 	rc = scan_devices(&so, &l, &diags);
 	if (rc == 0)
-		rc = scan_asm_read(&l, NULL, NULL, &diags);
+		rc = scan_asm_read(&l, NULL, NULL, NULL, &diags);
 	if (rc == 0)
 		rc = asm_audit_run(&l, &a);
 	for (i = 0; rc == 0 && i < a.n; i++) {

@@ -54,6 +54,7 @@ int rules_from_asm(struct pa_devlist *l, char **names, size_t n, struct rules_ma
 	const struct pa_dev **only = calloc(n ? n : 1, sizeof(*only));
 	struct pa_asm_audit a = {0};
 	struct pa_diags diags = {0};
+	bool *want = NULL;
 	int status = PA_EXIT_OK, rc;
 	size_t i;
 
@@ -75,7 +76,12 @@ int rules_from_asm(struct pa_devlist *l, char **names, size_t n, struct rules_ma
 	}
 	if (status)
 		goto out;
-	rc = scan_asm_read(l, NULL, NULL, &diags);
+	want = calloc(l->n ? l->n : 1, sizeof(*want));
+	if (!want)
+		goto nomem;
+	for (i = 0; i < l->n; i++)
+		want[i] = rules_asm_wanted(l->v[i], only, n);
+	rc = scan_asm_read(l, NULL, want, NULL, &diags);
 	if (rc < 0)
 		goto nomem;
 	if (diags.n) {
@@ -107,6 +113,7 @@ nomem:
 	msg_log_err(log, NULL, ENOMEM, "cannot read the ASM headers");
 	status = PA_EXIT_ERROR;
 out:
+	free(want);
 	free(only);
 	asm_audit_free(&a);
 	diags_free(&diags);

@@ -14,8 +14,7 @@
 #include "core/asm-audit.h"
 #include "core/rules.h"
 
-/* Whether @d is, or lies on, one of the @n devices @only (all when @n is 0). */
-static bool wanted(const struct pa_dev *d, const struct pa_dev *const *only, size_t n)
+bool rules_asm_wanted(const struct pa_dev *d, const struct pa_dev *const *only, size_t n)
 {
 	const struct pa_dev *w = d->disk ? d->disk : d;
 	size_t i;
@@ -57,7 +56,7 @@ static size_t wanted_twins(const struct pa_asm_audit *a, const struct pa_asm_row
 
 	for (i = 0; i < a->n; i++)
 		k += (&a->v[i] == r || asm_audit_same_disk(&a->v[i], r)) &&
-		     wanted(a->v[i].d, only, n);
+		     rules_asm_wanted(a->v[i].d, only, n);
 	return k;
 }
 
@@ -83,10 +82,10 @@ int rules_map_from_asm(struct rules_map *m, const struct pa_asm_audit *a,
 		char origin[200];
 		bool label;
 
-		if (!wanted(r->d, only, n) || !nameable(r))
+		if (!rules_asm_wanted(r->d, only, n) || !nameable(r))
 			continue;
 		if (is_duplicate(r) && r->use && r->use != r->d) {
-			if (wanted(r->use, only, n))
+			if (rules_asm_wanted(r->use, only, n))
 				continue; /* the device ASM should see gets the rule */
 			rc = diag_add(diags, r->shown, 0,
 				      "ASM disk %s is also on %s: name %s, the one ASM "

@@ -244,6 +244,9 @@ struct pa_asm_row;
 int rules_map_from_asm(struct rules_map *m, const struct pa_asm_audit *a,
 		       const struct pa_dev *const *only, size_t n,
 		       struct pa_diags *diags);
+/* Whether @d is, or lies on (a partition of, a path of), one of the @n
+   devices @only; true when @n is 0. */
+bool rules_asm_wanted(const struct pa_dev *d, const struct pa_dev *const *only, size_t n);
 /* The name --from-asm gives row @r's disk (*label: it is the ASMLib label). */
 const char *rules_asm_name(const struct pa_asm_row *r, bool *label);
 

@@ -304,7 +304,7 @@ static int keep(struct asmhdr_dump **dumps, size_t i, const struct req *r)
 }
 
 /* The live host: first blocks of the candidates, then the backups they name. */
-static int read_live(struct pa_devlist *l, struct asmhdr_dump **dumps,
+static int read_live(struct pa_devlist *l, const bool *want, struct asmhdr_dump **dumps,
 		     struct pa_diags *diags)
 {
 	struct req *v = calloc(l->n ? l->n : 1, sizeof(*v));
@@ -317,7 +317,8 @@ static int read_live(struct pa_devlist *l, struct asmhdr_dump **dumps,
 		goto out;
 	}
 	for (i = 0; i < l->n; i++)
-		if (!l->v[i]->asm_hdr && scan_asm_candidate(l->v[i])) {
+		if (!l->v[i]->asm_hdr && (!want || want[i]) &&
+		    scan_asm_candidate(l->v[i])) {
 			v[n].path = l->v[i]->path;
 			v[n].len = ASMHDR_BLOCK;
 			dev[n++] = i;
@@ -370,14 +371,14 @@ out:
 	return rc;
 }
 
-int scan_asm_read(struct pa_devlist *l, const char *root, struct asmhdr_dump ***dumps,
-		  struct pa_diags *diags)
+int scan_asm_read(struct pa_devlist *l, const char *root, const bool *want,
+		  struct asmhdr_dump ***dumps, struct pa_diags *diags)
 {
 	if (dumps && !(*dumps = calloc(l->n ? l->n : 1, sizeof(**dumps))))
 		return -ENOMEM;
 	if (root && *root)
 		return read_root(l, root, diags);
-	return read_live(l, dumps ? *dumps : NULL, diags);
+	return read_live(l, want, dumps ? *dumps : NULL, diags);
 }
 
 void scan_asm_dumps_free(struct asmhdr_dump **dumps, size_t n)
