@@ -335,7 +335,8 @@ static int read_live(struct pa_devlist *l, const bool *want, struct asmhdr_dump 
 		}
 		asmhdr_take_first(d->asm_hdr, v[k].err ? NULL : v[k].buf, v[k].got,
 				  v[k].err, &boff);
-		if (v[k].err)
+		/* no node: nothing anyone could read there, ASM included */
+		if (v[k].err && v[k].err != -ENOENT)
 			rc = report(diags, d, &v[k], false);
 		/* the next round: the backups */
 		memset(&v[k], 0, sizeof(v[k]));
