@@ -297,6 +297,14 @@ static void row_reason(struct row *r, bool terminal)
 			 d->map && d->map->dm_name ? " (" : "",
 			 d->map && d->map->dm_name ? d->map->dm_name : "",
 			 d->map && d->map->dm_name ? ")" : "");
+		if (r->asmr && r->asmr->why.n) { /* what ASM may see through the path */
+			size_t u = strlen(r->reason);
+
+			reason_render(&r->asmr->why, r->asm_reason, sizeof(r->asm_reason),
+				      NULL, NULL);
+			snprintf(r->reason + u, sizeof(r->reason) - u, "; %s",
+				 r->asm_reason);
+		}
 		return;
 	}
 	if (st && strcmp(st, "in-sync") != 0) {

@@ -7,7 +7,8 @@
 # blkid -p):
 #   two disks of one group on 512 and 4096-byte sectors    32
 #   one image attached twice (two paths to one LUN)          32
-#   a dos table written over a whole-disk member (sfdisk)     32, the backup named
+#   a dos or GPT table written over a whole-disk member       32, the backup named
+#   (sfdisk)
 #   a misaligned partition holding a member (4 MiB AU)        4 (policy, AU)
 #   a header whose backup disagrees                           32
 #   a healthy 4Kn group, an ASMLib label without a header     nothing
@@ -52,6 +53,12 @@ r0=$(loop_attach "$i_redo" 512)
 printf 'label: dos\nstart=2048, size=20480, type=83\n' |
 	sfdisk -q --no-reread --no-tell-kernel "$r0" >/dev/null
 partx -a "$r0" 2>/dev/null || partx -u "$r0"
+# and a GPT (its protective MBR) over another one, AU 4 MiB
+i_redo1=$(mkimg redo1 64M)
+hdr "$i_redo1" --group REDO --disk REDO_0001 --num 1 --dsksize 16 --ausize $((4 << 20))
+r1=$(loop_attach "$i_redo1" 512)
+printf 'label: gpt\nstart=16384, size=20480\n' |
+	sfdisk -q --no-reread --no-tell-kernel "$r1" >/dev/null
 # group ARCH: a member in a partition at 1 MiB + 512 B, AU 4 MiB
 i_arch=$(mkimg arch 64M)
 printf 'label: gpt\nstart=2049, size=40960\n' | sfdisk -q "$i_arch" >/dev/null
@@ -75,7 +82,7 @@ l0=$(loop_attach "$i_lbl" 512)
 # a loop device with no ASM at all
 i_none=$(mkimg none 16M)
 n0=$(loop_attach "$i_none" 512)
-devs=("$d0" "$d1" "$f1" "$f2" "$r0" "$a0" "$o0" "$g0" "$l0" "$n0")
+devs=("$d0" "$d1" "$f1" "$f2" "$r0" "$r1" "$a0" "$o0" "$g0" "$l0" "$n0")
 
 # --- what the tools say of them --------------------------------------------
 assert_eq 512 "$(blockdev --getss "$d0")" "$d0: logical sector size"
@@ -91,6 +98,10 @@ assert_eq dos "$(sfdisk --json "$r0" | jq -r .partitiontable.label)" "$r0: sfdis
 blkid -p "$r0" | grep -q 'TYPE="oracleasm"' || fail "$r0: blkid -p does not see oracleasm"
 # the backup of a 1 MiB AU: AU 1, block 254 = byte 2088960
 assert_eq "01 82 01 01" "$(od_at "$r0" 2088960 4)" "$r0: the backup header"
+assert_eq gpt "$(sfdisk --json "$r1" | jq -r .partitiontable.label)" "$r1: sfdisk's label"
+assert_eq "ee" "$(od_at "$r1" 450 1)" "$r1: the protective MBR's type"
+# of a 4 MiB AU: AU 1, block 1022 = byte 8380416
+assert_eq "01 82 01 01" "$(od_at "$r1" 8380416 4)" "$r1: the backup header"
 assert_eq "$(od_at "$i_ocr" $((0x48)) 9)" "4f 43 52 5f 30 30 30 30 00" "OCR: dskname"
 assert_eq "$(od_at "$i_ocr" $((2088960 + 0x48)) 8)" "4f 43 52 5f 30 30 30 37" \
 	"OCR: the backup's dskname"
@@ -110,7 +121,7 @@ name() { echo "${1#/dev/}"; }
 # one row per device with a header; the healthy disk without ASM is no row
 assert_eq "" "$(row "$(name "$n0")" name)" "$n0: a row without an ASM header"
 order=$(jq -r '[.devices[] | ."asm-group" // "-"] | join(" ")' "$out")
-assert_eq "ARCH DATA DATA FRA FRA GOOD OCR REDO -" "$order" "the rows by disk group"
+assert_eq "ARCH DATA DATA FRA FRA GOOD OCR REDO REDO -" "$order" "the rows by disk group"
 # sector sizes
 r=$(row "$(name "$d1")" reason)
 [[ $r == *"asm: disk DATA_0001 of DATA: the header says 512-byte sectors, the kernel 4096 (ORA-15085)"* ]] ||
@@ -133,6 +144,9 @@ r=$(row "$(name "$r0")" reason)
 [[ $r == *"asm: a dos partition table is written over the header of disk REDO_0000 of REDO: the backup in AU 1 block 254 (byte 2088960) holds it ('kfed repair $r0' restores it)"* ]] ||
 	fail "$r0: $r"
 assert_eq loop "$(row "$(name "$r0")" type)" "$r0: type"
+r=$(row "$(name "$r1")" reason)
+[[ $r == *"asm: a GPT partition table is written over the header of disk REDO_0001 of REDO: the backup in AU 1 block 1022 (byte 8380416) holds it ('kfed repair $r1 ausz=4194304' restores it)"* ]] ||
+	fail "$r1: $r"
 # the misaligned member: policy and AU, no bit 32 of its own
 r=$(row "$(name "$a0p")" reason)
 [[ $r == *"policy: 1049088 B past a 2 MiB boundary"* &&
@@ -160,7 +174,7 @@ assert_eq "null null PROVISIONED null NEWDISK1" \
 echo "ok: check --asm: every finding, its words and exit status 36"
 
 # each finding alone sets its own bit
-for c in "32 $d0 $d1" "32 $f1 $f2" "32 $r0" "4 $a0" "32 $o0" "0 $g0 $l0 $n0"; do
+for c in "32 $d0 $d1" "32 $f1 $f2" "32 $r0" "32 $r1" "4 $a0" "32 $o0" "0 $g0 $l0 $n0"; do
 	set -- $c
 	want=$1
 	shift
