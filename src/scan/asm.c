@@ -91,11 +91,20 @@ static int read_one(struct req *r, unsigned char *abuf)
 	return 0;
 }
 
+/*
+ * The reader.  It keeps no descriptor but its pipe: one stuck on a dead path
+ * outlives partalign, and a stdout it held (a pipe to jq, an ssh session)
+ * would never see its end.
+ */
 static void child(struct req *v, size_t from, size_t n, int wfd)
 {
 	unsigned char *abuf = NULL;
+	long fd, max = sysconf(_SC_OPEN_MAX);
 	size_t i;
 
+	for (fd = 0; fd < (max > 0 && max < 65536 ? max : 65536); fd++)
+		if (fd != wfd)
+			close((int)fd);
 	signal(SIGPIPE, SIG_DFL);
 	if (posix_memalign((void **)&abuf, ALIGN, ALIGN) != 0)
 		_exit(1);

@@ -8,7 +8,8 @@
 # partalign-collect (busybox sh) brings the same blocks and check --asm
 # --sysroot of its collection gives the live rows.  Then both paths fail:
 # I/O to the map queues for good, as on a dead SAN, and check --asm and the
-# collector still finish, each read given up after 10 s, naming the map.
+# collector still finish, each read given up after 10 s, naming the map,
+# also through a pipe (nothing left stuck holds it open).
 # Everything is undone at the end (paths back, map removed, header wiped).
 
 label=asm
@@ -142,9 +143,13 @@ fi
 dmsetup message "$map" 0 "fail_path /dev/$p1" && dmsetup message "$map" 0 "fail_path /dev/$p2" ||
 	vm_fail "$label/dead-setup" "cannot fail the paths of $map"
 t0=$(date +%s)
-# shellcheck disable=SC2086
-partalign check --asm --json $devs >/tmp/asm-dead.json 2>/tmp/asm-dead.err
-rc=$?
+# through a pipe: the reader left stuck on the map must not hold it open
+{
+	# shellcheck disable=SC2086
+	partalign check --asm --json $devs 2>/tmp/asm-dead.err
+	echo $? >/tmp/asm-dead.rc
+} | cat >/tmp/asm-dead.json
+rc=$(cat /tmp/asm-dead.rc)
 t=$(($(date +%s) - t0))
 rows=$(jq -r '[.devices[].name] | join(" ")' /tmp/asm-dead.json 2>/dev/null)
 if [ $((rc & 8)) = 8 ] && [ "$t" -lt 60 ] && [ "$rows" = "$p1 $p2" ] &&
@@ -163,6 +168,14 @@ if [ "$rc" = 0 ] && [ "$t" -lt 60 ] && grep -q "^error 0 " "/tmp/asm-dead/asm/$(
 	vm_pass "$label/dead-collect" "partalign-collect gave up on the map after $t s and went on"
 else
 	vm_fail "$label/dead-collect" "exit $rc after $t s: $(tr '\n' ' ' </tmp/asm-dead.log)"
+fi
+t0=$(date +%s)
+sh "$collector" --send 2>/dev/null | cat >/tmp/asm-dead.send
+t=$(($(date +%s) - t0))
+if [ "$t" -lt 60 ] && [ "$(tail -n 1 /tmp/asm-dead.send)" = "@@PARTALIGN-COLLECT END" ]; then
+	vm_pass "$label/dead-send" "partalign-collect --send through a pipe ended after $t s"
+else
+	vm_fail "$label/dead-send" "after $t s: $(tail -n 2 /tmp/asm-dead.send | tr '\n' ' ')"
 fi
 
 cleanup
