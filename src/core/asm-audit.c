@@ -22,7 +22,11 @@ const char *asm_audit_devname(const struct pa_dev *d)
 	return d->dm_name ? d->dm_name : d->name;
 }
 
-/* A multipath map (or its kpartx partition) first, a multipath path last. */
+/*
+ * Which device of one ASM disk ASM should see: a multipath map (or its kpartx
+ * partition) first, then a disk or partition, then a device stacked on one
+ * (a loop device over a block device, a dm device), a multipath path last.
+ */
 static unsigned int rank_of(const struct pa_dev *d)
 {
 	const struct pa_dev *w = d->kind == PA_KIND_PART && d->disk ? d->disk : d;
@@ -31,9 +35,11 @@ static unsigned int rank_of(const struct pa_dev *d)
 		return 3;
 	if (w->kind == PA_KIND_MPATH)
 		return 0;
-	if (w->kind == PA_KIND_DISK)
-		return 1;
-	return 2; /* a loop device, another dm device: something stacked on a disk */
+	if ((d->kind == PA_KIND_LOOP && d->backing_file &&
+	     strncmp(d->backing_file, "/dev/", 5) == 0) ||
+	    d->kind == PA_KIND_DM || d->kind == PA_KIND_LVM || d->kind == PA_KIND_CRYPT)
+		return 2;
+	return 1;
 }
 
 static struct pa_reason *add(struct pa_asm_row *r, enum pa_reason_kind kind, int bit)

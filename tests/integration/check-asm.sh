@@ -11,6 +11,7 @@
 #   (sfdisk)
 #   a misaligned partition holding a member (4 MiB AU)        4 (policy, AU)
 #   a header whose backup disagrees                           32
+#   a loop device over a member partition                      32, the partition named
 #   a healthy 4Kn group, an ASMLib label without a header     nothing
 # then the same through --probe, the JSON keys (null where no header), plain
 # check (no header read: no ASM column filled, no bit 32), and check --asm
@@ -79,10 +80,22 @@ g0=$(loop_attach "$i_good" 4096)
 i_lbl=$(mkimg lbl 16M)
 hdr "$i_lbl" --label-only --label NEWDISK1
 l0=$(loop_attach "$i_lbl" 512)
+# group STK: a member in a partition, and a loop device over that partition
+# (a device stacked on it): ASM must see the partition
+i_stk=$(mkimg stk 64M)
+printf 'label: gpt\nstart=4096, size=40960\n' | sfdisk -q "$i_stk" >/dev/null
+hdr "$i_stk" --at $((4096 * 512)) --group STK --disk STK_0000 --dsksize 16
+s0=$(loop_attach "$i_stk" 512)
+partx -a "$s0" 2>/dev/null || partx -u "$s0"
+s0p=${s0}p1
+[ -b "$s0p" ] || fail "$s0p: not created"
+s1=$(losetup -f --show "$s0p")
+# detached before the loop device below it (at_exit hooks run first)
+at_exit "losetup -d $s1"
 # a loop device with no ASM at all
 i_none=$(mkimg none 16M)
 n0=$(loop_attach "$i_none" 512)
-devs=("$d0" "$d1" "$f1" "$f2" "$r0" "$r1" "$a0" "$o0" "$g0" "$l0" "$n0")
+devs=("$d0" "$d1" "$f1" "$f2" "$r0" "$r1" "$a0" "$o0" "$g0" "$l0" "$n0" "$s0" "$s1")
 
 # --- what the tools say of them --------------------------------------------
 assert_eq 512 "$(blockdev --getss "$d0")" "$d0: logical sector size"
@@ -121,7 +134,7 @@ name() { echo "${1#/dev/}"; }
 # one row per device with a header; the healthy disk without ASM is no row
 assert_eq "" "$(row "$(name "$n0")" name)" "$n0: a row without an ASM header"
 order=$(jq -r '[.devices[] | ."asm-group" // "-"] | join(" ")' "$out")
-assert_eq "ARCH DATA DATA FRA FRA GOOD OCR REDO REDO -" "$order" "the rows by disk group"
+assert_eq "ARCH DATA DATA FRA FRA GOOD OCR REDO REDO STK STK -" "$order" "the rows by disk group"
 # sector sizes
 r=$(row "$(name "$d1")" reason)
 [[ $r == *"asm: disk DATA_0001 of DATA: the header says 512-byte sectors, the kernel 4096 (ORA-15085)"* ]] ||
@@ -139,6 +152,16 @@ r=$(row "$(name "$f1")" reason)
 	fail "$f1: $r"
 r=$(row "$(name "$f2")" reason)
 [[ $r == *"is also on $(name "$f1")"* ]] || fail "$f2: $r"
+# a loop device over a partition: the partition is the one to use
+assert_eq "$s0p" "$(losetup -n -O BACK-FILE "$s1")" "$s1: its backing device"
+for d in "$s0p" "$s1"; do
+	r=$(row "$(name "$d")" reason)
+	[[ $r == *"asm: disk STK_0000 of STK is also on "*": ASM must see it only as $s0p (ORA-15020)"* ]] ||
+		fail "$d: $r"
+done
+assert_eq "$(name "$s0p") $(name "$s1")" \
+	"$(jq -r '[.devices[] | select(."asm-group" == "STK") | .name] | join(" ")' "$out")" \
+	"the partition before the loop device over it"
 # the table over the header: the whole disk is a row, the backup named
 r=$(row "$(name "$r0")" reason)
 [[ $r == *"asm: a dos partition table is written over the header of disk REDO_0000 of REDO: the backup in AU 1 block 254 (byte 2088960) holds it ('kfed repair $r0' restores it)"* ]] ||
@@ -174,7 +197,8 @@ assert_eq "null null PROVISIONED null NEWDISK1" \
 echo "ok: check --asm: every finding, its words and exit status 36"
 
 # each finding alone sets its own bit
-for c in "32 $d0 $d1" "32 $f1 $f2" "32 $r0" "32 $r1" "4 $a0" "32 $o0" "0 $g0 $l0 $n0"; do
+for c in "32 $d0 $d1" "32 $f1 $f2" "32 $r0" "32 $r1" "4 $a0" "32 $o0" "32 $s0 $s1" \
+	"0 $g0 $l0 $n0 $s0"; do
 	set -- $c
 	want=$1
 	shift
