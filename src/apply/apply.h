@@ -83,6 +83,16 @@ struct pa_shadow; /* the libparted view of the disk (opaque) */
  */
 int apply_table_read(struct pa_disk *d, struct pa_shadow **sh, struct pa_table *t,
 		     struct pa_diags *msgs);
+
+/*
+ * The same with @n regions laid over the disk's label sectors first (a
+ * table backup's, for restore to show the table it would write): what
+ * libparted reads from the disk as it would be.  The health fields of @t
+ * are the disk's own, as it is now.
+ */
+int apply_table_read_over(struct pa_disk *d, const struct pa_extent *regs,
+			  void *const *bufs, size_t n, struct pa_shadow **out,
+			  struct pa_table *t, struct pa_diags *msgs);
 void apply_shadow_free(struct pa_shadow *sh);
 
 /*
@@ -238,6 +248,14 @@ void apply_proof_expect(struct pa_proof *p, const struct pa_plan *plan);
  * saying what; or -errno.
  */
 int apply_proof_check(struct pa_proof *p, int fd, int dfd, int own);
+/*
+ * Only the disk's size and sector sizes, as the kernel gives them now
+ * (before a backup of the old table is read: a disk that shrank fails that
+ * read, which would say less): -ESTALE with apply_proof_change(), 0, or
+ * -errno.
+ */
+int apply_proof_geometry(struct pa_proof *p, struct pa_disk *d);
+
 /* Only the openers: -EBUSY with apply_proof_change(), 0, or -errno. */
 int apply_proof_openers(struct pa_proof *p);
 /* @len bytes at @off are now @buf on the disk: partalign wrote them. */
@@ -324,6 +342,24 @@ int apply_kernel_sync(struct pa_disk *d, const struct pa_dev *whole,
  */
 int apply_kernel_del(struct pa_disk *d, unsigned int num);
 int apply_kernel_add(struct pa_disk *d, unsigned int num, uint64_t start, uint64_t size);
+
+/*
+ * Before a table write: take every partition of @whole the kernel has that
+ * is not in @keep exactly (number, start, size) away from the kernel with
+ * BLKPG, so that the write never leaves the kernel a partition whose entry
+ * changed under it.  The kernel is the judge of "in use": a partition it
+ * will not let go (-EBUSY: open, mounted, swap, a holder, a loop device or
+ * a mapping over it) stops it, with its number in *@busy, and the ones
+ * already taken are given back.  The taken ones in @taken (at most @max),
+ * for apply_kernel_give().  -EOPNOTSUPP for a dm map (its partitions are
+ * kpartx maps).
+ */
+int apply_kernel_take(struct pa_disk *d, const struct pa_dev *whole,
+		      const struct pa_kpart *keep, size_t nkeep, struct pa_kpart *taken,
+		      size_t max, size_t *ntaken, unsigned int *busy);
+
+/* Give the kernel back partitions taken with apply_kernel_take(), where they were. */
+void apply_kernel_give(struct pa_disk *d, const struct pa_kpart *parts, size_t n);
 
 /* Does the kernel's view (sysfs) of @whole match @parts exactly? */
 bool apply_kernel_matches(const struct pa_dev *whole, const struct pa_kpart *parts,

@@ -121,7 +121,7 @@ int apply_disk_read(struct pa_disk *d, const struct pa_extent *r, void **buf)
 	if (!b)
 		return -ENOMEM;
 	/* cached pages may predate our own O_DIRECT writes: read the disk */
-	posix_fadvise(d->fd, (off_t)r->off, (off_t)r->len, POSIX_FADV_DONTNEED);
+	cache_drop(d->fd, r->off, r->len);
 	rc = pread_all(d->fd, b, r->len, r->off);
 	if (rc < 0) {
 		free(b);

@@ -17,6 +17,7 @@
 
 #include "apply/execute.h"
 #include "core/label.h"
+#include "core/marker.h"
 #include "shared/fileio.h"
 #include "shared/spawn.h"
 
@@ -250,20 +251,6 @@ static int stop(const struct apply_report_ops *ops, struct apply_result *r,
 	return err;
 }
 
-/* The kpartx partition map of partition @num of multipath map @map, or NULL. */
-static const struct pa_dev *part_map(const struct pa_devlist *l, const struct pa_dev *map,
-				     unsigned int num)
-{
-	size_t i;
-
-	for (i = 0; i < l->n; i++)
-		if (l->v[i]->kind == PA_KIND_PART && l->v[i]->disk == map &&
-		    l->v[i]->partno == num && l->v[i]->dm_name &&
-		    !l->v[i]->kernel_missing)
-			return l->v[i];
-	return NULL;
-}
-
 /* dmsetup remove NAME: 0, or -EBUSY when the map stays (it is open). */
 static int remove_map(const char *name)
 {
@@ -279,57 +266,104 @@ static int remove_map(const char *name)
 
 /*
  * Give the kernel back the moving partitions among the first @n steps where
- * the table on the disk still has them (their old start): a move that
- * stopped leaves what a reboot would show, the marked table.
+ * the table on the disk still shows them (their old start, no marker in the
+ * primary copy yet): a move that stopped leaves what a reboot would show.
+ * A partition the marker hides stays away: its data is half moved.
  */
 static void reattach_moving(const struct apply_request *rq, size_t n)
 {
 	const struct pa_plan *p = rq->plan;
+	struct pa_marker m;
 	size_t k;
 
 	if (rq->dev->dm_uuid) {
+		/* kpartx reads the table as the kernel would: hidden entries are skipped
+		 */
 		run_kpartx(rq->dev->path, kpartx_separator(rq->devs, rq->dev));
 		return;
 	}
-	for (k = 0; k < n && k < p->n; k++)
-		if (p->v[k].kind == PA_STEP_MOVE)
-			apply_kernel_add(rq->disk, p->v[k].num, p->v[k].old->start,
-					 p->v[k].old->size);
+	if (apply_disk_marker(rq->disk, &m) < 0)
+		return; /* cannot tell what the disk says: leave them away */
+	for (k = 0; k < n && k < p->n; k++) {
+		const struct pa_marker_part *mp = marker_part(&m, p->v[k].num);
+
+		if (p->v[k].kind != PA_STEP_MOVE || (mp && mp->primary && mp->hidden))
+			continue;
+		apply_kernel_add(rq->disk, p->v[k].num, p->v[k].old->start,
+				 p->v[k].old->size);
+	}
+}
+
+/* The partitions a write took from the kernel before its first byte. */
+struct taken {
+	struct pa_kpart v[MAX_KPARTS];
+	size_t n;
+	bool maps; /* a multipath map: kpartx partition maps were removed */
+};
+
+/* Is @d (a kpartx partition map) in @kp, the kernel's partitions after the write? */
+static bool map_stays(const struct pa_dev *d, const struct pa_kpart *kp, size_t nk)
+{
+	size_t i;
+
+	for (i = 0; d->start_known && i < nk; i++)
+		if (kp[i].num == d->partno && kp[i].start == d->start &&
+		    kp[i].size == d->size)
+			return true;
+	return false;
 }
 
 /*
- * --move-data: take every moving partition away from the kernel (a multipath
- * map's: its kpartx partition map) for the whole move, so nothing can open
- * it while its data is in flight; the kernel step puts it back at its new
- * start.  A partition that is open stops it: those already taken go back.
+ * Before the first byte of any table write (fix, fix --new, --move-data,
+ * resume, restore, provision): every partition whose entry the write
+ * changes (@kp: the kernel's partitions after it; NULL with restore, which
+ * may change them all) is taken away from the kernel -- BLKPG, or for a
+ * multipath map its kpartx partition map with dmsetup remove -- so that
+ * nothing can open it while its entry or its data change, and so that the
+ * kernel never keeps a partition the new table contradicts.  The kernel
+ * decides: a partition it will not let go is in use (an opener, a mount,
+ * swap, a holder, a loop device or a mapping over it), whatever /proc
+ * showed; then everything taken goes back and nothing is written.
  */
-static int detach_moving(const struct apply_request *rq,
-			 const struct apply_report_ops *ops, struct apply_result *r)
+static int take_changing(const struct apply_request *rq,
+			 const struct apply_report_ops *ops, const struct pa_kpart *kp,
+			 size_t nk, struct taken *t, struct apply_result *r)
 {
-	const struct pa_plan *p = rq->plan;
 	size_t i;
 	int rc = 0;
 
-	for (i = 0; i < p->n && rc == 0; i++) {
-		const struct pa_step *s = &p->v[i];
-		const struct pa_dev *m;
+	t->n = 0;
+	t->maps = false;
+	if (!rq->dev->dm_uuid) {
+		rc = apply_kernel_take(rq->disk, rq->dev, kp, kp ? nk : 0, t->v,
+				       MAX_KPARTS, &t->n, &r->num);
+		return rc < 0 ? stop(ops, r, APPLY_STAGE_TAKE, rc) : 0;
+	}
+	t->maps = true;
+	for (i = 0; i < rq->devs->n && rc == 0; i++) {
+		const struct pa_dev *d = rq->devs->v[i];
 
-		if (s->kind != PA_STEP_MOVE)
+		if (d->kind != PA_KIND_PART || d->disk != rq->dev || !d->dm_name ||
+		    d->kernel_missing || (kp && map_stays(d, kp, nk)))
 			continue;
-		if (rq->dev->dm_uuid)
-			rc = (m = part_map(rq->devs, rq->dev, s->num))
-				 ? remove_map(m->dm_name)
-				 : 0;
-		else if ((rc = apply_kernel_del(rq->disk, s->num)) == -ENXIO)
-			rc = 0;
+		rc = remove_map(d->dm_name);
 		if (rc < 0)
-			r->num = s->num;
+			r->num = d->partno;
 	}
 	if (rc == 0)
 		return 0;
-	/* put back what was taken, where it was: nothing has moved yet */
-	reattach_moving(rq, i - 1);
-	return stop(ops, r, APPLY_STAGE_DETACH, rc);
+	/* put back what was taken, where it was: nothing is written yet */
+	run_kpartx(rq->dev->path, kpartx_separator(rq->devs, rq->dev));
+	return stop(ops, r, APPLY_STAGE_TAKE, rc);
+}
+
+/* Nothing of the table is written: the kernel gets back what was taken. */
+static void give_back(const struct apply_request *rq, const struct taken *t)
+{
+	if (t->maps)
+		run_kpartx(rq->dev->path, kpartx_separator(rq->devs, rq->dev));
+	else
+		apply_kernel_give(rq->disk, t->v, t->n);
 }
 
 /*
@@ -435,37 +469,58 @@ static int move_step(const struct apply_request *rq, const struct apply_report_o
 	return 0;
 }
 
-/* Past the gate: move, wipe, write, wipe; 0 or the -errno of r->stage. */
+/*
+ * Past the gate: take the changing partitions from the kernel, move, wipe,
+ * write, wipe; 0 or the -errno of r->stage.  @kp: the kernel's partitions
+ * after the write (NULL: restore, all may change).
+ */
 static int write_step(const struct apply_request *rq, const struct apply_report_ops *ops,
 		      struct pa_writer *w, struct regions *g, bool write,
-		      struct apply_result *r)
+		      const struct pa_kpart *kp, size_t nk, struct apply_result *r)
 {
+	struct taken *t = calloc(1, sizeof(*t));
 	int rc;
 
-	if (rq->move && (rc = detach_moving(rq, ops, r)) < 0)
-		return rc;
+	if (!t)
+		return stop(ops, r, APPLY_STAGE_TAKE, -ENOMEM);
+	if ((write || rq->move) && (rc = take_changing(rq, ops, kp, nk, t, r)) < 0)
+		goto out;
 	if (rq->move && (rc = move_step(rq, ops, w, r)) < 0) {
+		/* the marker may be on the disk: what it hides stays away */
 		reattach_moving(rq, rq->plan->n);
-		return rc;
+		goto out;
 	}
 	/* a move takes long: the table is written only on the disk proven again */
 	if (rq->move && (rc = apply_gate_prove(w)) < 0) {
 		reattach_moving(rq, rq->plan->n);
-		return stop(ops, r, APPLY_STAGE_REPROOF, rc);
+		rc = stop(ops, r, APPLY_STAGE_REPROOF, rc);
+		goto out;
 	}
+	rc = 0;
 	if (!write)
-		return 0;
-	if (rq->discard && (rc = wipe_steps(w, rq->plan, false, &r->num)) < 0)
-		return stop(ops, r, APPLY_STAGE_WIPE, rc);
+		goto out;
+	if (rq->discard && (rc = wipe_steps(w, rq->plan, false, &r->num)) < 0) {
+		give_back(rq, t);
+		rc = stop(ops, r, APPLY_STAGE_WIPE, rc);
+		goto out;
+	}
 	if (rq->restore &&
-	    (rc = apply_backup_order(rq->restore, &g->regs, &g->bufs, &g->n)) < 0)
-		return stop(ops, r, APPLY_STAGE_ORDER, rc);
+	    (rc = apply_backup_order(rq->restore, &g->regs, &g->bufs, &g->n)) < 0) {
+		give_back(rq, t);
+		rc = stop(ops, r, APPLY_STAGE_ORDER, rc);
+		goto out;
+	}
 	rc = apply_write_regions(w, g->regs, g->bufs, g->n, &r->written);
-	if (rc < 0)
-		return stop(ops, r, APPLY_STAGE_WRITE, rc);
+	if (rc < 0) {
+		/* part of the table may be written: what was taken stays away */
+		rc = stop(ops, r, APPLY_STAGE_WRITE, rc);
+		goto out;
+	}
 	if (rq->discard && (rc = wipe_steps(w, rq->plan, true, &r->num)) < 0)
-		return stop(ops, r, APPLY_STAGE_WIPE_AFTER, rc);
-	return 0;
+		rc = stop(ops, r, APPLY_STAGE_WIPE_AFTER, rc);
+out:
+	free(t);
+	return rc;
 }
 
 /* The new table is written: the move's journal is done with. */
@@ -499,6 +554,11 @@ int apply_execute(const struct apply_request *rq, const struct apply_report_ops 
 		return stop(ops, r, APPLY_STAGE_LIMIT, -E2BIG);
 	if (!rq->restore)
 		nk = kparts_of_plan(rq->plan, kp);
+	/* a disk resized since the plan (at the prompt, say) is said as that,
+	   not as the backup's read failing past its new end */
+	if ((rc = apply_proof_geometry(rq->proof, rq->disk)) < 0)
+		return stop(ops, r, rc == -ESTALE ? APPLY_STAGE_PROOF : APPLY_STAGE_GATE,
+			    rc);
 	if (write && !rq->restore && (rc = regions_of_shadow(rq->sh, &g)) < 0) {
 		rc = stop(ops, r, APPLY_STAGE_PREPARE, rc);
 		goto out;
@@ -527,7 +587,7 @@ int apply_execute(const struct apply_request *rq, const struct apply_report_ops 
 			  rc);
 		goto out;
 	}
-	rc = write_step(rq, ops, w, &g, write, r);
+	rc = write_step(rq, ops, w, &g, write, rq->restore ? NULL : kp, nk, r);
 	if (rc < 0)
 		goto out;
 	fresh = false;

@@ -73,17 +73,19 @@ enum apply_stage {
 	APPLY_STAGE_JOURNAL, /* a new move's journal (-EOPNOTSUPP: no label to mark) */
 	APPLY_STAGE_BACKUP,  /* nothing written */
 	APPLY_STAGE_GATE,
-	APPLY_STAGE_PROOF,   /* the disk is not what the plan was made from:
-				apply_proof_change(rq->proof) says how; nothing written */
-	APPLY_STAGE_DETACH,  /* --move-data: partition ->num is open; nothing written */
-	APPLY_STAGE_MARKER,  /* the move marker; no data moved */
-	APPLY_STAGE_FOREIGN, /* the journal is of a disk of another size */
-	APPLY_STAGE_MOVE,    /* the mover (-EINTR: ->signal asked it to stop) */
-	APPLY_STAGE_VERIFY,  /* --verify (-EILSEQ: the data at byte ->bad) */
-	APPLY_STAGE_REPROOF, /* after the move, before the table: the disk changed */
-	APPLY_STAGE_WIPE,    /* before the table write; ->num */
-	APPLY_STAGE_ORDER,   /* restore: splitting the backup's regions */
-	APPLY_STAGE_WRITE,   /* the table write */
+	APPLY_STAGE_PROOF,	/* the disk is not what the plan was made from:
+				   apply_proof_change(rq->proof) says how; nothing written */
+	APPLY_STAGE_TAKE,	/* the kernel will not let partition ->num go (-EBUSY: it
+				   is in use); nothing written, the partitions taken are
+				   back */
+	APPLY_STAGE_MARKER,	/* the move marker; no data moved */
+	APPLY_STAGE_FOREIGN,	/* the journal is of a disk of another size */
+	APPLY_STAGE_MOVE,	/* the mover (-EINTR: ->signal asked it to stop) */
+	APPLY_STAGE_VERIFY,	/* --verify (-EILSEQ: the data at byte ->bad) */
+	APPLY_STAGE_REPROOF,	/* after the move, before the table: the disk changed */
+	APPLY_STAGE_WIPE,	/* before the table write; ->num */
+	APPLY_STAGE_ORDER,	/* restore: splitting the backup's regions */
+	APPLY_STAGE_WRITE,	/* the table write */
 	APPLY_STAGE_WIPE_AFTER, /* the new partitions' areas; ->num */
 };
 

@@ -18,6 +18,8 @@
 #include <unistd.h>
 
 #include "apply/apply.h"
+#include "core/crc32.h"
+#include "shared/endian.h"
 #include "shared/fileio.h"
 
 struct pa_writer {
@@ -125,10 +127,97 @@ out:
 	return rc;
 }
 
+/*
+ * The head of the new label (@len bytes from sector 0, @buf): sector 0 last
+ * but for the primary GPT header, and never two valid labels at once.
+ * While sector 0 stays what it is (GPT -> GPT): the primary's header and
+ * entries in one write, then sector 0 (unchanged: skipped).  When sector 0
+ * changes (dos -> GPT; a grown disk's protective MBR): the entries, the
+ * header with a checksum made wrong on purpose, sector 0, the header as it
+ * is.  So a cut before sector 0 leaves the dos table the only valid label
+ * (not a dos sector 0 beside a valid GPT header, which readers take
+ * differently), and a cut after it a GPT whose primary is torn and whose new
+ * backup is whole, which the kernel, libparted and sfdisk read and the next
+ * fix rewrites -- as after a power cut in the middle of the header's write.
+ */
+static int put_head(struct pa_writer *w, const unsigned char *buf, uint64_t len,
+		    uint64_t *written)
+{
+	uint32_t l = w->d->logical;
+	unsigned char *now = NULL, *torn = NULL;
+	int rc;
+
+	if (len <= l)
+		return put(w, buf, 0, len, written);
+	if (posix_memalign((void **)&now, 4096, l) ||
+	    posix_memalign((void **)&torn, 4096, l)) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	rc = pread_all(w->dfd, now, l, 0);
+	if (rc < 0)
+		goto out;
+	if (memcmp(now, buf, l) == 0 || len < 2ull * l + 1 || l < 92) {
+		rc = put(w, buf + l, l, len - l, written);
+		if (rc == 0)
+			rc = put(w, buf, 0, l, written);
+		goto out;
+	}
+	memcpy(torn, buf + l, l);
+	torn[16] ^= 0xff; /* the header CRC: wrong until sector 0 is there */
+	rc = put(w, buf + 2 * l, 2ull * l, len - 2ull * l, written);
+	if (rc == 0)
+		rc = put(w, torn, l, l, written);
+	if (rc == 0)
+		rc = put(w, buf, 0, l, written);
+	if (rc == 0)
+		rc = put(w, buf + l, l, l, written);
+out:
+	free(now);
+	free(torn);
+	return rc;
+}
+
+/*
+ * Sector 0 is about to change to @s0 while LBA 1 holds a GPT header the new
+ * label does not rewrite (a dos table restored over a GPT): the header is
+ * made torn first (its checksum wrong), so that no moment has a dos sector 0
+ * beside a valid primary GPT; until sector 0 changes, the backup GPT, which
+ * is still there, is the one read.
+ */
+static int tear_primary(struct pa_writer *w, const unsigned char *s0, uint64_t *written)
+{
+	uint32_t l = w->d->logical, hs, want;
+	unsigned char *cur = NULL, *h = NULL;
+	int rc;
+
+	if (posix_memalign((void **)&cur, 4096, l) ||
+	    posix_memalign((void **)&h, 4096, l)) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	rc = pread_all(w->dfd, cur, l, 0);
+	if (rc < 0 || memcmp(cur, s0, l) == 0)
+		goto out;
+	rc = pread_all(w->dfd, h, l, l);
+	hs = rc == 0 ? get_le32(h + 12) : 0;
+	if (rc < 0 || memcmp(h, "EFI PART", 8) || hs < 92 || hs > l)
+		goto out;
+	want = get_le32(h + 16);
+	put_le32(h + 16, 0);
+	if (crc32_update(0, h, hs) != want)
+		goto out; /* not valid now: nothing to tear */
+	put_le32(h + 16, want ^ 1);
+	rc = put(w, h, l, l, written);
+out:
+	free(cur);
+	free(h);
+	return rc;
+}
+
 int apply_write_regions(struct pa_writer *w, const struct pa_extent *regs,
 			void *const *bufs, size_t n, uint64_t *written)
 {
-	uint32_t l = w->d->logical;
 	size_t i;
 	int rc;
 
@@ -141,16 +230,14 @@ int apply_write_regions(struct pa_writer *w, const struct pa_extent *regs,
 		if (rc < 0)
 			return rc;
 	}
-	/* then the head: the primary GPT in one write, sector 0 (the switch) last */
+	/* then the head */
 	for (i = 0; i < n; i++) {
 		if (regs[i].off != 0)
 			continue;
-		if (regs[i].len > l) {
-			rc = put(w, (char *)bufs[i] + l, l, regs[i].len - l, written);
-			if (rc < 0)
-				return rc;
-		}
-		rc = put(w, bufs[i], 0, l, written);
+		if (regs[i].len <= w->d->logical &&
+		    (rc = tear_primary(w, bufs[i], written)) < 0)
+			return rc;
+		rc = put_head(w, bufs[i], regs[i].len, written);
 		if (rc < 0)
 			return rc;
 	}
@@ -296,6 +383,54 @@ static int blkpg_del(int fd, unsigned int num)
 	while ((rc = blkpg(fd, BLKPG_DEL_PARTITION, num, 0, 0)) == -EBUSY && ++tries < 20)
 		usleep(50 * 1000);
 	return rc;
+}
+
+int apply_kernel_take(struct pa_disk *d, const struct pa_dev *whole,
+		      const struct pa_kpart *keep, size_t nkeep, struct pa_kpart *taken,
+		      size_t max, size_t *ntaken, unsigned int *busy)
+{
+	struct kp *k = NULL;
+	size_t nk = 0, i, j;
+	int rc;
+
+	*ntaken = 0;
+	if (whole->dm_uuid)
+		return -EOPNOTSUPP;
+	rc = kernel_parts(whole, &k, &nk);
+	for (i = 0; rc == 0 && i < nk; i++) {
+		bool stays = false;
+
+		for (j = 0; j < nkeep && !stays; j++)
+			stays = same(&k[i], &keep[j]);
+		if (stays)
+			continue;
+		if (*ntaken >= max) {
+			rc = -E2BIG;
+		} else if ((rc = blkpg_del(d->fd, k[i].num)) == -ENXIO) {
+			rc = 0; /* gone already */
+		} else if (rc == 0) {
+			taken[(*ntaken)++] =
+			    (struct pa_kpart){k[i].num, k[i].start, k[i].size};
+		} else {
+			*busy = k[i].num;
+		}
+	}
+	free(k);
+	if (rc < 0) {
+		/* nothing is written yet: the kernel gets back what it had */
+		apply_kernel_give(d, taken, *ntaken);
+		*ntaken = 0;
+	}
+	return rc;
+}
+
+void apply_kernel_give(struct pa_disk *d, const struct pa_kpart *parts, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		blkpg(d->fd, BLKPG_ADD_PARTITION, parts[i].num, parts[i].start,
+		      parts[i].size);
 }
 
 int apply_kernel_del(struct pa_disk *d, unsigned int num)

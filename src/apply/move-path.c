@@ -77,28 +77,38 @@ char *move_journal_file(const char *dir, const char *id, uint64_t move_id)
 	return path;
 }
 
+int move_journal_peek(const char *path, struct pa_journal *j)
+{
+	char *buf = malloc(PA_JOURNAL_HDR_MAX);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW), rc;
+	size_t n = 0;
+
+	if (fd < 0 && errno == ELOOP)
+		fd = open(path, O_RDONLY | O_CLOEXEC); /* a pointer */
+	if (fd < 0)
+		rc = -errno;
+	else if (!buf)
+		rc = -ENOMEM;
+	else
+		rc = pread_upto(fd, buf, PA_JOURNAL_HDR_MAX, 0, &n);
+	if (rc == 0)
+		rc = n > 0 ? journal_parse(buf, n, j) : -EBADMSG;
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+	return rc;
+}
+
 /* The move id in the header of the journal at @path; false when it is none of ours. */
 static bool journal_move_id(const char *path, uint64_t *id)
 {
 	struct pa_journal j;
-	char *buf = malloc(PA_JOURNAL_HDR_MAX);
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	size_t n = 0;
-	bool ok = false;
 
-	if (fd < 0 && errno == ELOOP)
-		fd = open(path, O_RDONLY | O_CLOEXEC); /* a pointer */
-	if (fd >= 0 && buf && pread_upto(fd, buf, PA_JOURNAL_HDR_MAX, 0, &n) < 0)
-		n = 0;
-	if (n > 0 && journal_parse(buf, n, &j) == 0) {
-		*id = j.move_id;
-		ok = true;
-		journal_free(&j);
-	}
-	if (fd >= 0)
-		close(fd);
-	free(buf);
-	return ok;
+	if (move_journal_peek(path, &j) < 0)
+		return false;
+	*id = j.move_id;
+	journal_free(&j);
+	return true;
 }
 
 static bool id_matches(uint64_t a, uint64_t b, bool id32)

@@ -64,6 +64,13 @@ int move_journal_find_any(const char *dir, const struct pa_dev *whole, char **pa
 			  uint64_t *move_id);
 
 /*
+ * The header of the journal (or pointer) at @path, read to report it, never
+ * to move by it (move_open() checks the file's trust): 0 with *j filled
+ * (journal_free), -EBADMSG when it is none of ours, -errno.
+ */
+int move_journal_peek(const char *path, struct pa_journal *j);
+
+/*
  * Is there anything named *.journal in @dir?  0 when there is not (or @dir
  * is missing), 1 when there is or @dir cannot be listed: an audit of many
  * disks looks for their journals only when this is 1.

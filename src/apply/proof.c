@@ -78,11 +78,25 @@ static int regions(struct pa_disk *d, struct pa_proof *p)
 	uint32_t l = d->logical;
 	uint64_t head, tail, ebrs[MAX_REGIONS - 1], blank;
 	unsigned char s0[512];
+	bool gpt, dos;
 	int k, i, rc;
 
-	rc = label_gpt_extent(rd_disk, d, l, &head, &tail);
-	if (rc == 0 && head + tail <= d->size) {
+	rc = rd_disk(d, 0, s0, sizeof(s0));
+	if (rc < 0)
+		return rc;
+	/*
+	 * Both labels where both are there: a dos sector 0 (which the kernel
+	 * and libparted read) beside a valid GPT, whichever a reader takes, is
+	 * proven whole -- the GPT areas and every EBR.
+	 */
+	gpt =
+	    label_gpt_extent(rd_disk, d, l, &head, &tail) == 0 && head + tail <= d->size;
+	dos = s0[510] == 0x55 && s0[511] == 0xaa;
+	for (i = 0; i < 4 && dos; i++)
+		dos = s0[446 + 16 * i + 4] != 0xee;
+	if (gpt || dos)
 		rc = add(p, 0, l, PA_AREA_SECTOR0);
+	if (gpt) {
 		if (rc == 0)
 			rc = add(p, l, l, PA_AREA_GPT_HEADER);
 		if (rc == 0)
@@ -91,20 +105,16 @@ static int regions(struct pa_disk *d, struct pa_proof *p)
 			rc = add(p, d->size - tail, tail - l, PA_AREA_GPT_BACKUP_ENTRIES);
 		if (rc == 0)
 			rc = add(p, d->size - l, l, PA_AREA_GPT_BACKUP_HEADER);
-		return rc;
 	}
-	rc = rd_disk(d, 0, s0, sizeof(s0));
-	if (rc < 0)
-		return rc;
-	if (s0[510] == 0x55 && s0[511] == 0xaa) {
-		rc = add(p, 0, l, PA_AREA_SECTOR0);
-		k = label_dos_ebrs(rd_disk, d, l, ebrs, MAX_REGIONS - 1);
+	if (dos) {
+		k = label_dos_ebrs(rd_disk, d, l, ebrs, MAX_REGIONS - 6);
 		if (k < 0)
 			return k;
 		for (i = 0; i < k && rc == 0; i++)
 			rc = add(p, ebrs[i], l, PA_AREA_EBR);
-		return rc;
 	}
+	if (gpt || dos)
+		return rc;
 	/* no table: where one would be found, at both ends */
 	blank = (BLANK_LEN + l - 1) / l * l;
 	rc = add(p, 0, blank, PA_AREA_DISK_START);
@@ -181,6 +191,13 @@ static int changed(struct pa_proof *p, enum pa_change_kind kind)
 	memset(&p->change, 0, sizeof(p->change));
 	p->change.kind = kind;
 	return -ESTALE;
+}
+
+static int check_geometry(struct pa_proof *p, int fd);
+
+int apply_proof_geometry(struct pa_proof *p, struct pa_disk *d)
+{
+	return p ? check_geometry(p, d->fd) : 0;
 }
 
 /* The size and sector sizes the kernel gives the disk now. */
@@ -264,7 +281,7 @@ static int check_signatures(struct pa_proof *p, int fd)
 		} else {
 			continue;
 		}
-		posix_fadvise(fd, (off_t)off, (off_t)len, POSIX_FADV_DONTNEED);
+		cache_drop(fd, off, len);
 		now = scan_probe_signature(fd, off, len);
 		same = (!now && !was) || (now && was && strcmp(now, was) == 0);
 		if (!same) {

@@ -42,6 +42,10 @@ struct pa_shadow {
 	uint64_t attrs[MAX_ATTRS];
 	/* dos: each partition's system id (primary 1-4, logical from 5), 0 none */
 	unsigned char sysid[MAX_ATTRS];
+	/* the move marker as the disk has it, before marker_reveal() showed the
+	   hidden entries to libparted; found: it has one */
+	struct pa_marker mk;
+	bool mk_found;
 };
 
 /* libparted reports through one global handler: collect, never prompt or print. */
@@ -200,8 +204,8 @@ static int fill_entries(struct pa_disk *d, struct pa_shadow *sh, struct pa_table
 		    *ped_partition_get_name(part))
 			e.name = strdup(ped_partition_get_name(part));
 		if (sh->label == PA_LABEL_GPT &&
-		    label_gpt_entry_guids(rd_fd, &sh->memfd, sh->logical, e.num, type,
-					  uuid) == 0) {
+		    label_gpt_entry_guids(rd_fd, &sh->memfd, sh->logical, sh->size, e.num,
+					  type, uuid) == 0) {
 			e.type = strdup(type);
 			e.uuid = strdup(uuid);
 		} else if (sh->label == PA_LABEL_MSDOS &&
@@ -230,24 +234,46 @@ static struct marker_io shadow_io(struct pa_shadow *sh)
 	return (struct marker_io){rd_fd, wr_fd, &sh->memfd, sh->logical, sh->size};
 }
 
+/*
+ * A marker this build wrote hides the moving entries from every reader,
+ * libparted too: show them to libparted in the shadow, at their old place
+ * (the disk keeps what it has; sh->mk is what it has).
+ */
+static int reveal_marker(struct pa_shadow *sh)
+{
+	struct marker_io io = shadow_io(sh);
+	int rc = marker_find(&io, &sh->mk);
+
+	if (rc <= 0)
+		return rc;
+	sh->mk_found = true;
+	return sh->mk.hidden || sh->mk.guid_marked ? marker_reveal(&io) : 0;
+}
+
 /* The move marker the table carries, into @t. */
 static int read_marker(struct pa_shadow *sh, struct pa_table *t)
 {
-	struct marker_io io = shadow_io(sh);
-	struct pa_marker m;
 	struct label_id id;
-	int rc;
+	size_t i;
 
 	if (label_identity(rd_fd, &sh->memfd, sh->logical, sh->size, &id) == 0 &&
 	    label_identity_format(&id, t->ident, sizeof(t->ident)) < 0)
 		t->ident[0] = '\0';
-	rc = marker_find(&io, &m);
-	if (rc <= 0)
-		return rc;
+	if (!sh->mk_found)
+		return 0;
 	t->marked = true;
-	t->move_id = m.move_id;
-	t->move_id32 = m.id32;
-	if (m.journal[0] && !(t->move_journal = strdup(m.journal)))
+	t->move_id = sh->mk.move_id;
+	t->move_id32 = sh->mk.id32;
+	t->move_hidden = sh->mk.hidden;
+	for (i = 0; i < t->n; i++) {
+		const struct pa_marker_part *mp = marker_part(&sh->mk, t->v[i].num);
+
+		if (mp && mp->from == t->v[i].start) {
+			t->v[i].moving = mp->hidden;
+			t->v[i].move_to = mp->to;
+		}
+	}
+	if (sh->mk.journal[0] && !(t->move_journal = strdup(sh->mk.journal)))
 		return -ENOMEM;
 	return 0;
 }
@@ -275,6 +301,7 @@ static int read_health(struct pa_disk *d, struct pa_table *t)
 	t->hybrid_type = h.hybrid_type;
 	t->gpt_entries_lba = h.entries_lba;
 	t->gpt_alternate_lba = h.alternate_lba;
+	t->other_gpt = h.other_gpt;
 	return 0;
 }
 
@@ -449,8 +476,29 @@ static int table_parse(struct pa_disk *d, struct pa_shadow *sh, struct pa_table 
 	return rc;
 }
 
+/* The sectors of @n regions over the shadow (a table backup, say), as if written. */
+static int overlay(struct pa_shadow *sh, const struct pa_extent *regs, void *const *bufs,
+		   size_t n)
+{
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; i < n && rc == 0; i++)
+		if (regs[i].off + regs[i].len <= sh->size)
+			rc = pwrite_all(sh->memfd, bufs[i], (size_t)regs[i].len,
+					regs[i].off);
+	return rc;
+}
+
 int apply_table_read(struct pa_disk *d, struct pa_shadow **out, struct pa_table *t,
 		     struct pa_diags *msgs)
+{
+	return apply_table_read_over(d, NULL, NULL, 0, out, t, msgs);
+}
+
+int apply_table_read_over(struct pa_disk *d, const struct pa_extent *regs,
+			  void *const *bufs, size_t n, struct pa_shadow **out,
+			  struct pa_table *t, struct pa_diags *msgs)
 {
 	struct pa_shadow *sh = calloc(1, sizeof(*sh));
 	int rc;
@@ -459,6 +507,10 @@ int apply_table_read(struct pa_disk *d, struct pa_shadow **out, struct pa_table 
 	if (!sh)
 		return -ENOMEM;
 	rc = shadow_fill(d, sh);
+	if (rc == 0 && n)
+		rc = overlay(sh, regs, bufs, n);
+	if (rc == 0)
+		rc = reveal_marker(sh);
 	if (rc == 0)
 		rc = read_health(d, t);
 	if (rc < 0)

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 
 #include "cli/check-asm.h"
@@ -120,4 +121,50 @@ int check_asm_cell(struct libscols_line *ln, size_t i, int which,
 		return out_set_str(ln, i, h->label[0] ? h->label : NULL);
 	}
 	return 0;
+}
+
+int check_asm_default_columns(struct out_opts *o)
+{
+	static const char table[] = "ASM-GROUP,ASM-DISK,ASM-STATUS,NAME,TYPE,START,"
+				    "LOG-SEC,ASM-SECSIZE,ASM-AU,ASM-LABEL,POLICY,REASON";
+	static const char terminal[] = "ASM-GROUP,ASM-DISK,ASM-STATUS,NAME,START,POLICY,"
+				       "REASON";
+	static char more[4096];
+	const char *d = o->terminal ? terminal : table;
+
+	if (!o->columns) {
+		o->columns = d;
+	} else if (o->columns[0] == '+') {
+		if ((size_t)snprintf(more, sizeof(more), "%s,%s", d, o->columns + 1) >=
+		    sizeof(more)) {
+			msg_err(NULL, 0, "too many columns");
+			return -1;
+		}
+		o->columns = more;
+	}
+	return 0;
+}
+
+static char asm_text[PA_REASON_TEXT_MAX];
+
+unsigned int check_asm_spans(const struct pa_asm_row *r, const char **text,
+			     struct pa_reason_span *spans)
+{
+	unsigned int n = 0;
+
+	*text = asm_text;
+	asm_text[0] = '\0';
+	if (r)
+		reason_render(&r->why, asm_text, sizeof(asm_text), spans, &n);
+	return n;
+}
+
+void check_asm_path_reason(const struct pa_asm_row *r, char *buf, size_t len)
+{
+	size_t used = strlen(buf);
+
+	if (!r || !r->why.n)
+		return;
+	reason_render(&r->why, asm_text, sizeof(asm_text), NULL, NULL);
+	snprintf(buf + used, len > used ? len - used : 0, "; %s", asm_text);
 }

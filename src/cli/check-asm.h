@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "cli/cli.h"
 #include "core/asm-audit.h"
 #include "core/device.h"
 #include "core/diag.h"
@@ -18,6 +19,50 @@ struct check_pick {
 	const struct pa_dev *d;
 	bool checked;
 };
+
+/*
+ * The ASM columns, in cmd-check.c's one column table from index @first on:
+ * ASM-GROUP, ASM-DISK, ASM-STATUS, ASM-AU, ASM-SECSIZE, ASM-LABEL (the JSON
+ * keys asm-group...; null where there is no header); check_asm_cell()
+ * fills them by their place (0 to CHECK_ASM_NCOLS - 1).
+ */
+#define CHECK_ASM_NCOLS 6
+#define CHECK_ASM_COLUMNS(first)                                                         \
+	[(first)] = {"ASM-GROUP", 0.1, 0, OUT_JSON_STRING,                               \
+		     "--asm, --probe: Oracle ASM disk group"},                           \
+	[(first) + 1] = {"ASM-DISK", 0.1, 0, OUT_JSON_STRING,                            \
+			 "--asm, --probe: ASM disk name"},                               \
+	[(first) + 2] = {"ASM-STATUS", 6, 0, OUT_JSON_STRING,                            \
+			 "--asm, --probe: MEMBER, FORMER, PROVISIONED... or damaged"},   \
+	[(first) + 3] = {"ASM-AU", 6, SCOLS_FL_RIGHT, OUT_JSON_NUMBER,                   \
+			 "--asm, --probe: allocation unit size, bytes"},                 \
+	[(first) + 4] = {"ASM-SECSIZE", 4, SCOLS_FL_RIGHT, OUT_JSON_NUMBER,              \
+			 "--asm, --probe: the sector size in the ASM header"},           \
+	[(first) + 5] = {"ASM-LABEL", 0.1, 0, OUT_JSON_STRING,                           \
+			 "--asm, --probe: ASMLib label"}
+/* The ASM columns' indexes, for a list of defaults. */
+#define CHECK_ASM_KEYS(first)                                                            \
+	(first), (first) + 1, (first) + 2, (first) + 3, (first) + 4, (first) + 5
+
+/*
+ * --asm: its default columns (unless -o gives others; +LIST adds to them),
+ * set as o->columns by name: ASM-GROUP, ASM-DISK, ASM-STATUS, NAME, TYPE,
+ * START, LOG-SEC, ASM-SECSIZE, ASM-AU, ASM-LABEL, POLICY, REASON (on a
+ * terminal ASM-GROUP, ASM-DISK, ASM-STATUS, NAME, START, POLICY, REASON).
+ * 0, or -1 with a message.
+ */
+int check_asm_default_columns(struct out_opts *o);
+
+/*
+ * The findings of @r (NULL: none) as the clauses of a reason: their text in
+ * *text (valid until the next call), their places in @spans
+ * (PA_REASON_SPANS_MAX); returns their number.
+ */
+unsigned int check_asm_spans(const struct pa_asm_row *r, const char **text,
+			     struct pa_reason_span *spans);
+
+/* A multipath path's reason @buf: the findings of its header after it. */
+void check_asm_path_reason(const struct pa_asm_row *r, char *buf, size_t len);
 
 /*
  * The ASM header blocks of @l's devices (from the devices, or from the dump

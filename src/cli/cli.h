@@ -22,9 +22,15 @@
  */
 int cli_usage(void (*usage)(FILE *), bool help);
 
-/* "partalign: DEVICE: message[: strerror]" on stderr; err is a positive errno or 0. */
+/*
+ * "partalign: DEVICE: message[: strerror]" on stderr; err is a positive errno or 0.
+ * EACCES or EPERM of a user who is not root gets "; run partalign as root".
+ */
 void msg_err(const char *device, int err, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+/* "; run partalign as root" for EACCES or EPERM when not root, else "". */
+const char *msg_root_hint(int err);
 
 /*
  * The reason of a run that a caller asked for (provision runs fix and

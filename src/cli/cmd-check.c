@@ -19,6 +19,7 @@
 #include "core/exitcodes.h"
 #include "core/label.h"
 #include "core/layers.h"
+#include "core/movestate.h"
 #include "core/plan.h"
 #include "core/stack-advise.h"
 #include "core/units.h"
@@ -69,12 +70,8 @@ enum {
 	COL_FS,
 	COL_PE_START,
 	COL_EXTENT_SIZE,
-	COL_ASM_GROUP, /* check-asm.c fills these, in this order */
-	COL_ASM_DISK,
-	COL_ASM_STATUS,
-	COL_ASM_AU,
-	COL_ASM_SECSIZE,
-	COL_ASM_LABEL,
+	COL_MOVE,
+	COL_ASM_GROUP, /* ... and the other CHECK_ASM_NCOLS - 1 of check-asm.c */
 };
 
 #define N OUT_JSON_NUMBER
@@ -140,14 +137,9 @@ static const struct out_col columns[] = {
 		      "--probe: LVM PV: bytes from the device's start to PE 0"},
     [COL_EXTENT_SIZE] = {"EXTENT-SIZE", 8, R, N,
 			 "--probe: LVM PV: the extent size of its VG, bytes"},
-    [COL_ASM_GROUP] = {"ASM-GROUP", 0.1, 0, S, "--asm, --probe: Oracle ASM disk group"},
-    [COL_ASM_DISK] = {"ASM-DISK", 0.1, 0, S, "--asm, --probe: ASM disk name"},
-    [COL_ASM_STATUS] = {"ASM-STATUS", 6, 0, S,
-			"--asm, --probe: MEMBER, FORMER, PROVISIONED... or damaged"},
-    [COL_ASM_AU] = {"ASM-AU", 6, R, N, "--asm, --probe: allocation unit size, bytes"},
-    [COL_ASM_SECSIZE] = {"ASM-SECSIZE", 4, R, N,
-			 "--asm, --probe: the sector size in the ASM header"},
-    [COL_ASM_LABEL] = {"ASM-LABEL", 0.1, 0, S, "--asm, --probe: ASMLib label"},
+    [COL_MOVE] = {"MOVE", 10, 0, S,
+		  "unfinished: the disk has an unfinished data move (partalign resume)"},
+    CHECK_ASM_COLUMNS(COL_ASM_GROUP),
 };
 #undef N
 #undef S
@@ -174,19 +166,11 @@ static const int topology_defaults[] = {COL_NAME,      COL_START,     COL_LOG_SE
 	    COL_FSTYPE, COL_MOUNTPOINTS, COL_HOLDERS, COL_PARTLABEL, COL_PARTUUID,       \
 	    COL_WWN, COL_SERIAL
 static const int script_defaults[] = {SCRIPT_COLUMNS};
+#define ASM_KEYS CHECK_ASM_KEYS(COL_ASM_GROUP)
 static const int json_defaults[] = {
-    SCRIPT_COLUMNS, COL_KNAME,	    COL_START_SEC, COL_UDEV,	    COL_ABS_START,
-    COL_LAYERS,	    COL_FS,	    COL_PE_START,  COL_EXTENT_SIZE, COL_ASM_GROUP,
-    COL_ASM_DISK,   COL_ASM_STATUS, COL_ASM_AU,	   COL_ASM_SECSIZE, COL_ASM_LABEL};
+    SCRIPT_COLUMNS, COL_KNAME,	  COL_START_SEC,   COL_UDEV, COL_ABS_START, COL_LAYERS,
+    COL_FS,	    COL_PE_START, COL_EXTENT_SIZE, COL_MOVE, ASM_KEYS};
 #undef SCRIPT_COLUMNS
-#define CHECK_ASM_VIEW COL_ASM_GROUP, COL_ASM_DISK, COL_ASM_STATUS, COL_NAME
-/* --asm: the devices of each disk group */
-static const int asm_defaults[] = {CHECK_ASM_VIEW, COL_TYPE,	    COL_START,
-				   COL_LOG_SEC,	   COL_ASM_SECSIZE, COL_ASM_AU,
-				   COL_ASM_LABEL,  COL_POLICY,	    COL_REASON};
-static const int asm_terminal_defaults[] = {CHECK_ASM_VIEW, COL_START, COL_POLICY,
-					    COL_REASON};
-#undef CHECK_ASM_VIEW
 
 struct row {
 	const struct pa_dev *d;
@@ -196,7 +180,6 @@ struct row {
 	char fs_reason[256];
 	struct pa_fs_clauses fs_cl;    /* where its clauses are */
 	const struct pa_asm_row *asmr; /* --asm, --probe: its ASM header's findings */
-	char asm_reason[PA_REASON_TEXT_MAX];
 	char reason[PA_REASON_TEXT_MAX + 512];
 };
 
@@ -230,20 +213,18 @@ static bool clause_is_misaligned(const struct clause *cl, const struct row *r)
 
 	if (cl->fs)
 		return r->fs == PA_VERDICT_MISALIGNED;
-	if (cl->label == PA_RV_ASM)
-		return true; /* a disk group at risk: first */
-	return (cl->label == PA_RV_PHYSICAL && c->physical == PA_VERDICT_MISALIGNED) ||
+	return cl->label == PA_RV_ASM || /* a disk group at risk: first */
+	       (cl->label == PA_RV_PHYSICAL && c->physical == PA_VERDICT_MISALIGNED) ||
 	       (cl->label == PA_RV_OPTIMAL && c->optimal == PA_VERDICT_MISALIGNED) ||
 	       (cl->label == PA_RV_POLICY && c->policy == PA_VERDICT_MISALIGNED);
 }
 
 /*
- * The clauses into r->reason, "; " between them.  On a terminal the reason is
- * cut to the width left: the clauses that explain a misaligned verdict go
- * first, the n/a notes after them.
+ * The clauses into r->reason, "; " between them: the clauses that explain a
+ * misaligned verdict first, the n/a notes after them, in every format (on a
+ * terminal the cell is cut to the width left).
  */
-static void join_clauses(struct row *r, const struct clause *cl, unsigned int n,
-			 bool terminal)
+static void join_clauses(struct row *r, const struct clause *cl, unsigned int n)
 {
 	char *out = r->reason;
 	size_t len = sizeof(r->reason), used = 0;
@@ -251,9 +232,9 @@ static void join_clauses(struct row *r, const struct clause *cl, unsigned int n,
 	int pass;
 
 	out[0] = '\0';
-	for (pass = terminal ? 0 : 1; pass < 2; pass++)
+	for (pass = 0; pass < 2; pass++)
 		for (i = 0; i < n; i++) {
-			if (terminal && (pass == 0) != clause_is_misaligned(&cl[i], r))
+			if ((pass == 0) != clause_is_misaligned(&cl[i], r))
 				continue;
 			if (used + cl[i].n + 3 >= len)
 				continue;
@@ -281,13 +262,48 @@ static unsigned int fs_clauses(const struct row *r, char *buf, size_t len,
 	return n;
 }
 
-static void row_reason(struct row *r, bool terminal)
+/* The whole disk of @d has an unfinished data move. */
+static bool disk_moving(const struct pa_dev *d)
+{
+	const struct pa_dev *w = d->kind == PA_KIND_PART && d->disk ? d->disk : d;
+
+	return w->move && w->move->seen != PA_MOVE_SEEN_NONE;
+}
+
+/* @d is a partition that an unfinished move is moving. */
+static bool row_moving(const struct pa_dev *d)
+{
+	return d->kind == PA_KIND_PART && d->disk && disk_moving(d) &&
+	       move_state_part(d->disk->move, d->partno);
+}
+
+/* The move's clause in front of the reason: the first thing a cut cell shows. */
+static void move_clause(struct row *r)
+{
+	const struct pa_dev *d = r->d;
+	char text[512];
+	size_t n, have = strlen(r->reason);
+
+	if (!disk_moving(d))
+		return;
+	n = move_state_text(d->kind == PA_KIND_PART ? d->disk : d,
+			    d->kind == PA_KIND_PART ? d : NULL, text, sizeof(text));
+	if (!n || n + 2 + have >= sizeof(r->reason))
+		return;
+	memmove(r->reason + n + (have ? 2 : 0), r->reason, have + 1);
+	memcpy(r->reason, text, n);
+	if (have)
+		memcpy(r->reason + n, "; ", 2);
+}
+
+static void row_reason(struct row *r)
 {
 	const struct pa_dev *d = r->d;
 	const char *st = table_state(d);
 	struct pa_reason_span spans[PA_REASON_SPANS_MAX];
 	struct clause cl[ROW_CLAUSES];
 	char text[PA_REASON_TEXT_MAX], fs[sizeof(r->fs_reason) + 8];
+	const char *asm_text;
 	unsigned int n = 0, ns = 0, i;
 
 	if (d->is_path) {
@@ -297,17 +313,11 @@ static void row_reason(struct row *r, bool terminal)
 			 d->map && d->map->dm_name ? " (" : "",
 			 d->map && d->map->dm_name ? d->map->dm_name : "",
 			 d->map && d->map->dm_name ? ")" : "");
-		if (r->asmr && r->asmr->why.n) { /* what ASM may see through the path */
-			size_t u = strlen(r->reason);
-
-			reason_render(&r->asmr->why, r->asm_reason, sizeof(r->asm_reason),
-				      NULL, NULL);
-			snprintf(r->reason + u, sizeof(r->reason) - u, "; %s",
-				 r->asm_reason);
-		}
+		check_asm_path_reason(r->asmr, r->reason, sizeof(r->reason));
 		return;
 	}
-	if (st && strcmp(st, "in-sync") != 0) {
+	/* a moving partition is off the kernel's table on purpose: resume, not re-read */
+	if (st && strcmp(st, "in-sync") != 0 && !row_moving(d)) {
 		const char *w =
 		    strcmp(st, "disk-only") == 0 ? "on disk but not known to the kernel "
 						   "(re-read the table or reboot)"
@@ -322,19 +332,16 @@ static void row_reason(struct row *r, bool terminal)
 	for (i = 0; i < ns; i++)
 		cl[n++] = (struct clause){
 		    .p = text + spans[i].off, .n = spans[i].len, .label = spans[i].label};
+	ns = check_asm_spans(r->asmr, &asm_text, spans);
+	for (i = 0; i < ns && n < ROW_CLAUSES; i++)
+		cl[n++] =
+		    (struct clause){asm_text + spans[i].off, spans[i].len, PA_RV_ASM, 0};
 	/* the file system: a miss, or a geometry the device has no optimal I/O for */
 	if (r->fs_reason[0] &&
 	    (r->fs == PA_VERDICT_MISALIGNED || d->fs_unit || d->fs_width))
 		n += fs_clauses(r, fs, sizeof(fs), cl + n);
-	if (r->asmr) {
-		reason_render(&r->asmr->why, r->asm_reason, sizeof(r->asm_reason), spans,
-			      &ns);
-		for (i = 0; i < ns && n < ROW_CLAUSES; i++)
-			cl[n++] = (struct clause){.p = r->asm_reason + spans[i].off,
-						  .n = spans[i].len,
-						  .label = spans[i].label};
-	}
-	join_clauses(r, cl, n, terminal);
+	join_clauses(r, cl, n);
+	move_clause(r);
 }
 
 /* Cell @i of a row: what the kernel and udev say of the device.  1: not one of these
@@ -523,13 +530,12 @@ static int fill_verdicts(struct libscols_line *ln, size_t i, int col, const stru
 		if (d->lvm_pv_known && d->lvm_extent_size)
 			rc = out_set_u64(ln, i, d->lvm_extent_size);
 		break;
-	case COL_ASM_GROUP:
-	case COL_ASM_DISK:
-	case COL_ASM_STATUS:
-	case COL_ASM_AU:
-	case COL_ASM_SECSIZE:
-	case COL_ASM_LABEL:
+	case COL_ASM_GROUP ... COL_ASM_GROUP + CHECK_ASM_NCOLS - 1:
 		rc = check_asm_cell(ln, i, col - COL_ASM_GROUP, r->asmr);
+		break;
+	case COL_MOVE:
+		if (whole->move && whole->move->seen != PA_MOVE_SEEN_NONE)
+			rc = out_set_str(ln, i, "unfinished");
 		break;
 	case COL_UDEV: {
 		char why[512];
@@ -614,8 +620,7 @@ static void usage(FILE *f)
 	    "...)\n"
 	    "  -p, --probe           also read the on-disk tables and signatures "
 	    "(libblkid)\n"
-	    "      --asm             the Oracle ASM disks by disk group, their headers\n"
-	    "                        read (see partalign-check(8))\n"
+	    "      --asm             the Oracle ASM disks by disk group (headers read)\n"
 	    "  -J, --json            JSON output\n"
 	    "  -P, --pairs           KEY=\"value\" output\n"
 	    "  -r, --raw             raw output\n"
@@ -629,9 +634,8 @@ static void usage(FILE *f)
 	    "      --list-columns    list the columns and exit\n"
 	    "  -h, --help            this text\n"
 	    "\n"
-	    "Exit status: 0 all aligned, 4 misalignment found, 8 operational error,\n"
-	    "16 usage error, 32 an ASM disk group at risk (OR-ed together).  See\n"
-	    "partalign-check(8).\n",
+	    "Exit status: 0 all aligned, 4 misaligned, 8 operational error, 16 usage\n"
+	    "error, 32 an ASM disk group at risk (OR-ed).  See partalign-check(8).\n",
 	    f);
 }
 
@@ -687,13 +691,15 @@ static int select_rows(const struct pa_devlist *l, const char *root, char **name
 			if (!want[idx])
 				continue;
 		}
-		/* a whole device holding partitions is shown through them */
-		if (!d->is_path && !device_is_checked(d))
+		/* a whole device holding partitions is shown through them; one
+		   with an unfinished move has a row of its own that says so */
+		if (!d->is_path && !device_is_checked(d) && !disk_moving(d))
 			continue;
 		if (d->is_path && d->kind == PA_KIND_PART)
 			continue;
 		(*rows)[k].d = d;
-		(*rows)[k].checked = device_is_checked(d);
+		(*rows)[k].checked =
+		    device_is_checked(d) && !(device_is_whole(d) && disk_moving(d));
 		k++;
 	}
 	*nrows = k;
@@ -732,6 +738,12 @@ static void warn_gpt_damage(const struct pa_dev *w)
 			msg_warn(w->path,
 				 "%s ('partalign plan %s' says what fix would do)", dmg,
 				 w->path);
+		if (h.other_gpt)
+			msg_warn(w->path,
+				 "a valid GPT header is on the disk too (%s), beside its "
+				 "dos table: read as dos, as the kernel and libparted "
+				 "read it",
+				 h.other_gpt == 1 ? "sector 1" : "the last sector");
 	}
 	close(fd);
 }
@@ -837,14 +849,13 @@ static int check_columns(struct check_opts *co, int *sel, size_t *nsel)
 
 #define DEFAULTS(v) (defaults = (v), ndefaults = sizeof(v) / sizeof((v)[0]))
 	out_detect_terminal(&co->oo);
+	if (co->asm_view && !co->topology && co->oo.format != OUT_JSON &&
+	    check_asm_default_columns(&co->oo) < 0)
+		return -1;
 	if (co->topology)
 		DEFAULTS(topology_defaults);
 	else if (co->oo.format == OUT_JSON)
 		DEFAULTS(json_defaults);
-	else if (co->asm_view && co->oo.terminal)
-		DEFAULTS(asm_terminal_defaults);
-	else if (co->asm_view)
-		DEFAULTS(asm_defaults);
 	else if (co->oo.format != OUT_TABLE)
 		DEFAULTS(script_defaults);
 	else if (co->oo.terminal)
@@ -877,8 +888,7 @@ static int check_rows(const struct check_opts *co, const struct pa_devlist *l,
 		r->d = rows[i].d;
 		r->checked = rows[i].checked;
 		r->asmr = asm_audit_row(audit, r->d);
-		if (r->asmr)
-			status |= r->asmr->exit;
+		status |= r->asmr ? r->asmr->exit : 0;
 		r->reason[0] = '\0';
 		memset(&r->c, 0, sizeof(r->c));
 		r->fs = layers_check_fs(r->d, r->fs_reason, sizeof(r->fs_reason), NULL, 0,
@@ -894,7 +904,7 @@ static int check_rows(const struct check_opts *co, const struct pa_devlist *l,
 			}
 			status |= align_check_exit(&r->c);
 		}
-		row_reason(r, co->oo.terminal);
+		row_reason(r);
 		if (device_udev_stale(r->d, stale, sizeof(stale)) > 0)
 			msg_warn(r->d->path, "%s", stale);
 		ln = scols_table_new_line(tb, NULL);
@@ -955,6 +965,9 @@ int cmd_check(int argc, char **argv)
 		status |= PA_EXIT_ERROR;
 		goto out;
 	}
+	/* before the rows: a move adds the disk's row and its hidden partitions'
+	   (the host's journals say nothing about the devices of a dump) */
+	status |= cli_move_states(&devs, argv + optind, argc - optind, !co.so.root);
 	rc = select_rows(&devs, co.so.root, argv + optind, argc - optind, &rows, &nrows,
 			 &status);
 	if (rc == 0 && co.asm_view)
@@ -965,9 +978,6 @@ int cmd_check(int argc, char **argv)
 		status |= PA_EXIT_ERROR;
 		goto out;
 	}
-	/* the host's journals say nothing about the devices of a dump */
-	if (!co.so.root)
-		status |= cli_move_warn_pending(&devs, argv + optind, argc - optind);
 	tb = out_table_new(&co.oo, "devices", columns, sel, nsel);
 	if (!tb) {
 		msg_err(NULL, ENOMEM, "cannot create the output table");

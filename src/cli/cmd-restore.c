@@ -198,6 +198,10 @@ static int write_back(const struct pa_backup *b, struct pa_disk *d,
 			o->backup_dir);
 		return PA_EXIT_ERROR;
 	}
+	if (rc < 0 && r.stage == APPLY_STAGE_TAKE) {
+		fix_take_refused(NULL, l, dev, &r);
+		return PA_EXIT_ERROR;
+	}
 	if (rc < 0 && r.stage == APPLY_STAGE_PROOF) {
 		const struct pa_change *c = apply_proof_change(proof);
 		char *what = fix_change_text(c, l);
@@ -444,6 +448,13 @@ int cmd_restore(int argc, char **argv)
 		}
 	}
 	if (argc - optind != 2) {
+		if (argc - optind > 2)
+			msg_err(NULL, 0,
+				"unexpected argument '%s' (restore takes FILE DEVICE)",
+				argv[optind + 2]);
+		else
+			msg_err(NULL, 0, "no %s given",
+				argc == optind ? "backup file" : "device");
 		usage(stderr);
 		return PA_EXIT_USAGE;
 	}

@@ -34,6 +34,7 @@
 #include "cli/rules-fromasm.h"
 #include "cli/rules-warn.h"
 #include "core/exitcodes.h"
+#include "core/movestate.h"
 #include "core/rules.h"
 #include "scan/ids.h"
 #include "scan/scan.h"
@@ -70,7 +71,8 @@ struct opts {
 	bool from_asm; /* the map from the ASM headers of @devices (all: none) */
 	char **devices;
 	size_t ndevices;
-	struct msg_log *log; /* a caller's (provision): the errors of the run */
+	struct msg_log *log;	    /* a caller's (provision): the errors of the run */
+	struct rules_origin origin; /* --map, --disk, provision: for the header */
 };
 
 static void usage(FILE *f)
@@ -101,8 +103,9 @@ static void usage(FILE *f)
 	    "                          " RULES_DEFAULT_OUTPUT ")\n"
 	    "      --root DIR          write into the system mounted at DIR; no udev "
 	    "reload\n"
-	    "  -n, --dry-run           print the file and a diff against the current "
-	    "one\n"
+	    "  -n, --dry-run           print a diff against the current file, then "
+	    "the\n"
+	    "                          warnings; write nothing\n"
 	    "  -f, --force             accept a partition holding a filesystem, LVM or "
 	    "md\n"
 	    "                          signature (ASM will destroy it)\n"
@@ -158,6 +161,50 @@ static int write_atomic(const char *path, const char *text, const char **what)
 
 /* ---- checks of one device --------------------------------------------- */
 
+/* Each disk's unfinished move from udev's database, with a row for each
+   partition it hides from the kernel (core/movestate.h). */
+static int moving_rows(struct pa_devlist *l)
+{
+	size_t i, n = l->n;
+	int rc = move_state_from_udev(l);
+
+	for (i = 0; i < n && rc == 0; i++)
+		if (device_is_whole(l->v[i]) && l->v[i]->move)
+			rc = move_state_add_rows(l, l->v[i]);
+	return rc;
+}
+
+/*
+ * A path the kernel does not have that names a partition of a whole disk of
+ * @l (which may have an unfinished move whose marker hides it): that disk,
+ * and the partition's row in *@part when a move's partitions are known.
+ */
+static struct pa_dev *hidden_by_move(const struct pa_devlist *l, const char *path,
+				     struct pa_dev **part)
+{
+	size_t i;
+
+	*part = NULL;
+	for (i = 0; i < l->n; i++) {
+		struct pa_dev *w = l->v[i];
+		size_t n = w->path ? strlen(w->path) : 0;
+		const char *rest = path + n;
+
+		if (l->v[i]->kernel_missing && l->v[i]->disk && l->v[i]->disk->move &&
+		    l->v[i]->path && strcmp(l->v[i]->path, path) == 0) {
+			*part = l->v[i];
+			return l->v[i]->disk;
+		}
+		if (!device_is_whole(w) || !n || strncmp(path, w->path, n))
+			continue;
+		if (*rest == 'p')
+			rest++;
+		if (*rest && strspn(rest, "0123456789") == strlen(rest))
+			return w;
+	}
+	return NULL;
+}
+
 static int resolve(const struct pa_devlist *l, const struct rules_entry *e,
 		   struct pa_dev **out, struct pa_diags *diags)
 {
@@ -170,7 +217,25 @@ static int resolve(const struct pa_devlist *l, const struct rules_entry *e,
 		return diag_add(diags, e->origin, 0, "bad device '%s'", e->device)
 			   ?: -EINVAL;
 	if (sel == RULES_SEL_PATH) {
+		struct pa_dev *w = NULL;
+
 		rc = scan_lookup(l, v, out);
+		/* not there: a partition of a disk whose table hides it?  (its rows
+		   are added to @l, which the caller owns) */
+		if (rc == -ENOENT)
+			w = hidden_by_move(l, v, out);
+		if (w && !w->move && scan_probe_marker((struct pa_devlist *)l, w) < 0)
+			return -ENOMEM;
+		if (w && w->move && w->move->seen && (w = hidden_by_move(l, v, out))) {
+			if (*out)
+				return 0; /* rules_set_add refuses it, naming the move */
+			return diag_add(diags, v, 0,
+					"its disk records an unfinished data move "
+					"(partalign fix --move-data): finish it with "
+					"'partalign resume %s' first",
+					w->path)
+				   ?: -EBUSY;
+		}
 		if (rc == -ENOTBLK)
 			return diag_add(diags, v, 0, "not a block device (%s)", e->name)
 				   ?: rc;
@@ -517,6 +582,7 @@ static int parse(int argc, char **argv, struct opts *o, struct rules_map *map,
 	while ((c = getopt_long(argc, argv, "d:m:nfqh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
+			o->origin.disks = true;
 			rc = rules_map_add_arg(map, optarg, diags);
 			if (rc == -ENOMEM)
 				return rc;
@@ -533,6 +599,8 @@ static int parse(int argc, char **argv, struct opts *o, struct rules_map *map,
 			}
 			rc = rules_map_parse(map, text, optarg, diags);
 			free(text);
+			if (!o->origin.nmaps++)
+				o->origin.map = optarg;
 			if (rc == -ENOMEM)
 				return rc;
 			break;
@@ -583,7 +651,7 @@ static int parse(int argc, char **argv, struct opts *o, struct rules_map *map,
 			o->no_reload = true;
 			break;
 		case OPT_FROM_ASM:
-			o->from_asm = true;
+			o->from_asm = o->origin.asm_headers = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -648,6 +716,15 @@ static int apply(const struct opts *o, const struct rules_set *set, const char *
 	return apply_udev(o->log, set, old, &triggered);
 }
 
+/* What may keep the rules from working; nothing here stops them being written. */
+static void warn_all(const struct opts *o, const struct rules_set *set,
+		     const char *target)
+{
+	rules_warn_accounts(set, o->root);
+	rules_warn_oracle_drivers(o->root);
+	rules_warn_claims(set, o->root, target);
+}
+
 /* The command after its options: the map's rules written and applied; exit bits. */
 static int run_map(const struct opts *op, const struct rules_map *given)
 {
@@ -658,7 +735,7 @@ static int run_map(const struct opts *op, const struct rules_map *given)
 	struct rules_set set = {0};
 	struct pa_devlist devs = {0};
 	struct pa_diags diags = {0}, scandiags = {0};
-	char *target = NULL, *text = NULL, *old = NULL;
+	char *target = NULL, *text = NULL, *old = NULL, *mapreal = NULL;
 	struct stat st;
 	const char *what;
 	int status = PA_EXIT_OK, rc;
@@ -681,7 +758,8 @@ static int run_map(const struct opts *op, const struct rules_map *given)
 			goto out;
 		map = &asm_map;
 	}
-	if (build(&o, map, &devs, &set, &diags) < 0)
+	/* a partition an unfinished move hides is named, so that it is refused */
+	if (moving_rows(&devs) < 0 || build(&o, map, &devs, &set, &diags) < 0)
 		goto nomem;
 	if (diags.n) {
 		msg_log_diags(o.log, &diags);
@@ -696,6 +774,10 @@ static int run_map(const struct opts *op, const struct rules_map *given)
 		status = PA_EXIT_ERROR;
 		goto out;
 	}
+	/* the header names the map by its real path: the same file, the same text */
+	set.origin = o.origin;
+	if (o.origin.map && (mapreal = realpath(o.origin.map, NULL)))
+		set.origin.map = mapreal;
 	text = rules_text(&set);
 	if (!text)
 		goto nomem;
@@ -714,26 +796,23 @@ static int run_map(const struct opts *op, const struct rules_map *given)
 		status = PA_EXIT_ERROR;
 		goto out;
 	}
-	rules_warn_accounts(&set, o.root);
-	rules_warn_oracle_drivers(o.root);
-	rules_warn_claims(&set, o.root, target);
-
 	if (o.dry_run) {
+		/* the rules once, as the diff (a new file: every line "+"), then
+		   the warnings and the verdict: what a terminal still shows */
 		char *diff = rules_diff(old, text, target, target);
 
 		if (!diff)
 			goto nomem;
-		fputs(text, stdout);
-		if (*diff) {
-			printf("\n");
-			fputs(diff, stdout);
-		}
+		fputs(diff, stdout);
+		fflush(stdout);
+		warn_all(&o, &set, target);
 		status = *diff ? PA_EXIT_CHANGED : PA_EXIT_OK;
 		fprintf(stderr, "%s: %s: %s (dry run)\n", PA_PROG, target,
 			*diff ? "would be written" : "unchanged");
 		free(diff);
 		goto out;
 	}
+	warn_all(&o, &set, target);
 	if (old && strcmp(old, text) == 0) {
 		size_t i;
 		bool ok = true;
@@ -771,6 +850,7 @@ out:
 	free(text);
 	free(old);
 	rules_map_free(&asm_map);
+	free(mapreal);
 	rules_set_free(&set);
 	devlist_free(&devs);
 	diags_free(&diags);
@@ -798,11 +878,19 @@ int rules_run(const struct rules_opts *ro, const struct rules_map *map)
 	    .dry_run = ro->dry_run,
 	    .no_reload = ro->no_reload,
 	    .log = ro->log,
+	    .origin = {.config = ro->config},
 	};
+	char *real = ro->config ? realpath(ro->config, NULL) : NULL;
+	int status;
+
+	if (real)
+		o.origin.config = real;
 
 	snprintf(o.mode, sizeof(o.mode), "%s", ro->mode);
 	quiet = false;
-	return flush_stdout(o.log, run_map(&o, map));
+	status = flush_stdout(o.log, run_map(&o, map));
+	free(real);
+	return status;
 }
 
 int cmd_rules(int argc, char **argv)

@@ -21,6 +21,7 @@ struct rules_opts {
 	bool dry_run;
 	bool no_reload;
 	struct msg_log *log; /* NULL, or where the run's errors go too */
+	const char *config;  /* provision's configuration, named in the header */
 };
 
 /* `partalign rules` on @map (the caller's); returns its exit bits. */

@@ -85,10 +85,22 @@ int fix_move_prepare(struct msg_log *log, const struct fix_move_opts *mo,
 				    f.path);
 		break;
 	}
-	if (f.kind == REFUSAL_MOVE_OPENED)
+	if (f.kind == REFUSAL_MOVE_OPENED) {
 		rc = journal_plan(move_journal(*mv), &dev->topo, po, p);
-	else
+	} else {
+		struct pa_journal j;
+
+		/* plain plan and fix: show the move to finish, then refuse it */
+		if (f.kind == REFUSAL_MOVE_FOUND && move_journal_peek(f.path, &j) == 0) {
+			rc = journal_plan(&j, &dev->topo, po, p);
+			journal_free(&j);
+			if (rc < 0) {
+				apply_move_found_free(&f);
+				return rc;
+			}
+		}
 		rc = refuse_move(mo, dev, p, &f);
+	}
 	apply_move_found_free(&f);
 	return rc;
 }

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <wchar.h>
 
 #include "apply/move.h"
 #include "cli/cli.h"
@@ -55,8 +56,9 @@ static void usage(FILE *f, bool fix)
 	    "      --list-columns    list the columns and exit\n"
 	    "  -h, --help            this text\n"
 	    "\n"
-	    "Exit status: 0 nothing to do, %s4 misalignment %s, 8 operational\n"
-	    "error, 16 usage error (OR-ed together).  See partalign-%s(8).\n",
+	    "%s"
+	    "8 operational error, 16 usage error (OR-ed together).  See "
+	    "partalign-%s(8).\n",
 	    fix ? "fix" : "plan",
 	    fix ? "Re-create the partitions of each DEVICE on the policy grain as GPT.\n"
 		  "Refuses disks in use or holding data; saves the table first.\n"
@@ -65,9 +67,44 @@ static void usage(FILE *f, bool fix)
 	    move_journal_dir_default(),
 	    fix ? "  -y, --yes             do not ask for confirmation\n" : "",
 	    PA_STATEDIR,
-	    fix ? "1 fixed, 2 written but the kernel has the old\ntable, " : "",
-	    fix ? "left (refused or partly done)" : "to fix (or refused)",
+	    fix ? "Exit status: 0 nothing to do, 1 fixed, 2 written but the kernel has "
+		  "the old\ntable, 4 misalignment left (refused, not confirmed or partly "
+		  "done),\n"
+		: "Exit status: 0 nothing to do, 1 changes to make, none of them "
+		  "alignment\n(a grown disk's backup GPT, a damaged GPT copy, the "
+		  "kernel's partitions),\n4 misalignment to fix (or refused),\n",
 	    fix ? "fix" : "plan");
+}
+
+/*
+ * --name as GPT holds it: characters of the locale's character set (libparted
+ * converts them to UTF-16, and writes an empty name for what it cannot),
+ * at most 36 UTF-16 units.  0, or -EINVAL with a message.
+ */
+static int name_check(const char *s)
+{
+	const char *p = s, *end = s + strlen(s);
+	mbstate_t st;
+	size_t units = 0, k;
+	wchar_t wc;
+
+	memset(&st, 0, sizeof(st));
+	while (p < end) {
+		k = mbrtowc(&wc, p, (size_t)(end - p), &st);
+		if (k == (size_t)-1 || k == (size_t)-2 || k == 0) {
+			msg_err(NULL, 0,
+				"--name: not valid in this locale's character set "
+				"(LC_ALL, LC_CTYPE, LANG: a UTF-8 locale, e.g. C.UTF-8)");
+			return -EINVAL;
+		}
+		units += (unsigned long)wc > 0xffff ? 2 : 1;
+		p += k;
+	}
+	if (units > 36) {
+		msg_err(NULL, 0, "--name: at most 36 characters (GPT)");
+		return -EINVAL;
+	}
+	return 0;
 }
 
 /* Options that do not go together, and a device to work on. */
@@ -151,10 +188,8 @@ int fix_opts_parse(int argc, char **argv, struct fix_opts *o)
 			o->plan.new_disk = true;
 			break;
 		case OPT_NAME:
-			if (strlen(optarg) > 36) {
-				msg_err(NULL, 0, "--name: at most 36 characters (GPT)");
+			if (name_check(optarg) < 0)
 				return PA_EXIT_USAGE;
-			}
 			o->name = optarg;
 			break;
 		case OPT_DISCARD:

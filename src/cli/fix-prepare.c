@@ -146,6 +146,17 @@ int fix_open_look(struct msg_log *log, const struct pa_devlist *l,
 	return PA_EXIT_OK;
 }
 
+/* Would the plan re-create, move, create or drop a partition? */
+static bool moves_partitions(const struct pa_plan *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->n; i++)
+		if (p->v[i].kind != PA_STEP_KEEP)
+			return true;
+	return false;
+}
+
 int fix_prepare(const struct fix_opts *o, const char *arg, struct fix_job *j)
 {
 	const struct pa_devlist *l = &j->devs;
@@ -199,6 +210,12 @@ int fix_prepare(const struct fix_opts *o, const char *arg, struct fix_job *j)
 		return PA_EXIT_ERROR;
 	}
 	j->planned = true;
+	if (j->plan.table.label == PA_LABEL_MSDOS && j->plan.table.other_gpt)
+		msg_warn(dev->path,
+			 "a valid GPT header is on the disk too (%s), beside its dos "
+			 "table: read as dos, as the kernel and libparted read it; a "
+			 "dos -> GPT conversion that stopped, or another tool's leftover",
+			 j->plan.table.other_gpt == 1 ? "sector 1" : "the last sector");
 	if (!j->plan.refusal && j->plan.changes &&
 	    plan_table_damage(&j->plan.table, dmg, sizeof(dmg)))
 		msg_warn(dev->path, "%s: fix rewrites both copies", dmg);
@@ -225,7 +242,9 @@ int fix_prepare(const struct fix_opts *o, const char *arg, struct fix_job *j)
 	diags_free(&msgs);
 	if (j->plan.refusal)
 		return PA_EXIT_MISALIGNED;
-	if (j->plan.changes || j->kernel_stale)
+	if (moves_partitions(&j->plan))
 		return PA_EXIT_MISALIGNED; /* what `plan` reports; `fix` acts on it */
+	if (j->plan.changes || j->kernel_stale)
+		return PA_EXIT_UPKEEP; /* to write, but every partition stays */
 	return PA_EXIT_OK;
 }

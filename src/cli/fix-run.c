@@ -53,8 +53,8 @@ static bool confirm(const struct fix_job *j)
 			"[y/N] ",
 			moves, moves == 1 ? "" : "s", j->dev->path);
 	else
-		fprintf(stderr, "Re-create the partition table of %s%s? [y/N] ",
-			j->dev->path,
+		fprintf(stderr, "Re-create the partition table of %s%s%s? [y/N] ",
+			j->dev->path, fix_table_converts(j) ? " as GPT" : "",
 			j->plan.destroys ? " and wipe the signatures listed" : "");
 	fflush(stderr);
 	if (!fgets(line, sizeof(line), stdin))
@@ -162,10 +162,14 @@ int fix_run(struct fix_opts *op, char *const *devices, size_t njobs)
 					out_print(one);
 					scols_unref_table(one);
 				}
+				fix_table_label_note(&o, j);
 			}
 			if (!o.yes && !confirm(j)) {
 				j->result = "not confirmed";
 				status |= PA_EXIT_MISALIGNED;
+				if (o.out.format == OUT_TABLE)
+					printf("%s: not confirmed: nothing written\n",
+					       j->dev->path);
 			} else {
 				status |= fix_execute(&o, j);
 			}
@@ -180,6 +184,8 @@ int fix_run(struct fix_opts *op, char *const *devices, size_t njobs)
 	}
 	if (!fix || o.out.format != OUT_TABLE)
 		status |= out_print(tb);
+	for (i = 0; !fix && i < njobs; i++)
+		fix_table_label_note(&o, &jobs[i]);
 	if (!fix && o.out.format == OUT_TABLE)
 		fix_print_advice(jobs, njobs);
 out:

@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "cli/cli.h"
@@ -129,7 +130,7 @@ static const char *row_note(const struct fix_job *j, const struct pa_step *s)
 	if (j->planned && plan_gpt_end(&p->table) == PA_GPT_END_GROWN && !p->refusal &&
 	    p->changes)
 		return "the disk grew: fix writes the backup GPT at its end";
-	if (!s && j->kernel_stale)
+	if (j->kernel_stale)
 		return "the kernel's partitions differ from the table";
 	if (!s && j->planned && !p->refusal)
 		return "no partitions";
@@ -279,6 +280,22 @@ static int add_rows(const struct fix_opts *o, struct libscols_table *tb, const i
 	for (i = 0; i < j->plan.n && rc == 0; i++)
 		rc = add_row(o, tb, sel, nsel, j, &j->plan.v[i]);
 	return rc;
+}
+
+bool fix_table_converts(const struct fix_job *j)
+{
+	return j->planned && !j->plan.refusal && j->plan.changes &&
+	       j->plan.table.label == PA_LABEL_MSDOS && j->plan.new_label == PA_LABEL_GPT;
+}
+
+void fix_table_label_note(const struct fix_opts *o, const struct fix_job *j)
+{
+	/* a BIOS boot loader's core sits where the GPT goes; an OS that reads
+	   only dos tables sees one protective partition */
+	if (o->out.format == OUT_TABLE && fix_table_converts(j))
+		printf("%s: dos -> GPT: BIOS boot and dos-only OSes fail "
+		       "(--label keep)\n",
+		       j->dev->path);
 }
 
 int fix_table_select(struct out_opts *out, int *sel, size_t *nsel)

@@ -17,6 +17,7 @@
 #include "apply/execute.h"
 #include "cli/fix-write.h"
 #include "core/exitcodes.h"
+#include "scan/scan.h"
 #include "shared/size.h"
 
 static const char *area_name(enum pa_area a)
@@ -53,6 +54,59 @@ static const char *devno_name(const struct pa_devlist *l, dev_t devno)
 		return d->path;
 	snprintf(buf, sizeof(buf), "%u:%u", major(devno), minor(devno));
 	return buf;
+}
+
+/*
+ * What holds partition @p, in words, as far as the host shows it: a mount,
+ * swap, a holder, a loop device over it, a process.  The kernel's EBUSY
+ * already decided; this only names.
+ */
+static void cli_holder_text(const struct pa_devlist *l, const struct pa_dev *p, char *buf,
+			    size_t len)
+{
+	struct pa_opener o;
+	dev_t dn = makedev(p->major, p->minor);
+	size_t n = 0, i;
+
+	buf[0] = '\0';
+	if (p->mountpoints && strcmp(p->mountpoints, "[SWAP]") == 0)
+		snprintf(buf, len, "it is used as swap");
+	else if (p->mountpoints)
+		snprintf(buf, len, "it is mounted on %.*s",
+			 (int)strcspn(p->mountpoints, "\n"), p->mountpoints);
+	else if (p->holders)
+		snprintf(buf, len, "%s holds it", p->holders);
+	if (buf[0])
+		return;
+	for (i = 0; i < l->n; i++)
+		if (l->v[i]->backing_file && p->path &&
+		    strcmp(l->v[i]->backing_file, p->path) == 0) {
+			snprintf(buf, len, "loop device %s is set up on it",
+				 l->v[i]->path);
+			return;
+		}
+	if (scan_openers(&dn, 1, &o, &n) == 0 && n)
+		snprintf(buf, len, "it is open by process %ld (%s)", (long)o.pid, o.comm);
+}
+
+void fix_take_refused(struct msg_log *log, const struct pa_devlist *l,
+		      const struct pa_dev *disk, const struct apply_result *r)
+{
+	const struct pa_dev *p = NULL;
+	char who[512] = "";
+	size_t i;
+
+	for (i = 0; i < l->n && !p; i++)
+		if (l->v[i]->kind == PA_KIND_PART && l->v[i]->disk == disk &&
+		    l->v[i]->partno == r->num && !l->v[i]->kernel_missing)
+			p = l->v[i];
+	if (p)
+		cli_holder_text(l, p, who, sizeof(who));
+	msg_log_err(log, disk->path, 0,
+		    "refused: the kernel will not let partition %u%s%s%s go: %s; "
+		    "nothing written",
+		    r->num, p ? " (" : "", p ? p->path : "", p ? ")" : "",
+		    who[0] ? who : "it is in use");
 }
 
 char *fix_change_text(const struct pa_change *c, const struct pa_devlist *l)
@@ -303,12 +357,8 @@ static void on_stopped(void *arg, const struct apply_result *r)
 	case APPLY_STAGE_REPROOF:
 		proof_failed(o->log, j, r);
 		break;
-	case APPLY_STAGE_DETACH:
-		msg_log_err(
-		    log, path, -r->err,
-		    "refused: partition %u cannot be taken from the kernel for the "
-		    "move (it is open); nothing written",
-		    r->num);
+	case APPLY_STAGE_TAKE:
+		fix_take_refused(log, &j->devs, j->dev, r);
 		j->result = "refused: in use";
 		break;
 	case APPLY_STAGE_MARKER:
@@ -347,10 +397,11 @@ static void on_stopped(void *arg, const struct apply_result *r)
 static int stage_status(enum apply_stage stage)
 {
 	switch (stage) {
+	case APPLY_STAGE_TAKE:
+		return PA_EXIT_MISALIGNED; /* refused, as a disk in use is */
 	case APPLY_STAGE_JOURNAL:
 	case APPLY_STAGE_PROOF:
 	case APPLY_STAGE_REPROOF:
-	case APPLY_STAGE_DETACH:
 	case APPLY_STAGE_MARKER:
 	case APPLY_STAGE_FOREIGN:
 	case APPLY_STAGE_MOVE:

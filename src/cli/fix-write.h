@@ -6,6 +6,7 @@
 #define PARTALIGN_CLI_FIX_WRITE_H
 
 #include "apply/apply.h"
+#include "apply/execute.h"
 #include "cli/fix.h"
 
 /*
@@ -14,6 +15,14 @@
  * (dd)"); device numbers named from @l.  malloc'd, NULL on ENOMEM.
  */
 char *fix_change_text(const struct pa_change *c, const struct pa_devlist *l);
+
+/*
+ * The refusal of a write that stopped at APPLY_STAGE_TAKE: the kernel
+ * would not let partition r->num of @disk go; what holds it, as far as
+ * it can be found (cli_holder_text).
+ */
+void fix_take_refused(struct msg_log *log, const struct pa_devlist *l,
+		      const struct pa_dev *disk, const struct apply_result *r);
 
 /*
  * Past the confirmation: write @j's plan (apply_execute), tell what

@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <libgen.h>
 #include <limits.h>
+#include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,6 +96,17 @@ int main(int argc, char **argv)
 {
 	size_t i;
 
+	/*
+	 * Names in the admin's character set: libparted converts a GPT name
+	 * (UTF-16 on disk) with it, libsmartcols sizes a cell by it.  Numbers
+	 * (48.8M, JSON) stay C whatever the locale, and so do the messages
+	 * (partalign's are English; a translated strerror would break the
+	 * documented lines) and the order of names (strcmp, never strcoll).
+	 */
+	setlocale(LC_ALL, "");
+	setlocale(LC_NUMERIC, "C");
+	setlocale(LC_MESSAGES, "C");
+	setlocale(LC_COLLATE, "C");
 	if (argc < 2) {
 		usage(stderr);
 		return PA_EXIT_USAGE;

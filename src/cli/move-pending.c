@@ -10,96 +10,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cli/cli.h"
 #include "cli/move-pending.h"
 #include "core/exitcodes.h"
 #include "core/marker.h"
+#include "core/movestate.h"
 #include "scan/scan.h"
 #include "shared/hex.h"
-
-/*
- * The move id a marked partition @p tells, as the marker holds it, into
- * @buf: GPT, the 16 digits of its name "partalign-move <id>"; dos, the 8 of
- * the disk signature, which the partition's UUID "<signature>-<number>"
- * starts with.  "" when it tells none.
- */
-static const char *marked_id(const struct pa_dev *p, char *buf, size_t len)
-{
-	const size_t pl = sizeof(PA_MOVE_NAME_PREFIX) - 1;
-	const char *u = p->part_uuid;
-	size_t k = 0;
-
-	buf[0] = '\0';
-	if (p->part_name && strncmp(p->part_name, PA_MOVE_NAME_PREFIX, pl) == 0) {
-		snprintf(buf, len, "%s", p->part_name + pl);
-	} else if (p->part_scheme && strcmp(p->part_scheme, "dos") == 0 && u) {
-		while (k < 8 && hex_digit(u[k]) >= 0)
-			k++;
-		if (k == 8 && u[8] == '-')
-			snprintf(buf, len, "%.8s", u);
-	}
-	return buf;
-}
-
-/*
- * What the partitions of one whole disk tell: the first (by number, not by
- * the scan's order) that carries the move marker, and whether the types of
- * all of them were read from the disk's own table (--probe; udev's database
- * is not enough: it may be older than the disk's marker).
- */
-struct disk_parts {
-	const struct pa_dev *w;
-	const struct pa_dev *marked;
-	bool any, read;
-};
-
-static int by_disk(const void *a, const void *b)
-{
-	const struct pa_dev *x = ((const struct disk_parts *)a)->w,
-			    *y = ((const struct disk_parts *)b)->w;
-
-	return x < y ? -1 : x > y;
-}
-
-/*
- * One entry per whole disk of @l, sorted by its address, filled in one
- * pass over the partitions: an audit of thousands of disks no longer walks
- * every device for each disk.  NULL without memory.
- */
-static struct disk_parts *disks_parts(const struct pa_devlist *l, size_t *n)
-{
-	struct disk_parts *v = calloc(l->n ? l->n : 1, sizeof(*v)), key;
-	size_t i;
-
-	*n = 0;
-	if (!v)
-		return NULL;
-	for (i = 0; i < l->n; i++)
-		if (device_is_whole(l->v[i]))
-			v[(*n)++] = (struct disk_parts){.w = l->v[i], .read = true};
-	qsort(v, *n, sizeof(*v), by_disk);
-	for (i = 0; i < l->n; i++) {
-		const struct pa_dev *p = l->v[i];
-		struct disk_parts *e;
-
-		if (!p->disk)
-			continue;
-		key.w = p->disk;
-		e = bsearch(&key, v, *n, sizeof(*v), by_disk);
-		if (!e)
-			continue;
-		if (marker_type_is_move(p->part_type) &&
-		    (!e->marked || p->partno < e->marked->partno))
-			e->marked = p;
-		if (p->kind != PA_KIND_PART)
-			continue;
-		e->any = true;
-		/* an entry only the on-disk table has was read from it */
-		e->read &= p->ondisk_checked || p->kernel_missing;
-	}
-	return v;
-}
 
 /*
  * Another disk of @l (by device number: @l may be another scan than @w's)
@@ -109,22 +28,30 @@ static struct disk_parts *disks_parts(const struct pa_devlist *l, size_t *n)
 static const struct pa_dev *carrier(const struct pa_devlist *l, const struct pa_dev *w,
 				    uint64_t id)
 {
-	char want[17], low[9], got[32];
 	size_t i;
 
-	snprintf(want, sizeof(want), "%016" PRIx64, id);
-	snprintf(low, sizeof(low), "%08" PRIx32, (uint32_t)id);
-	for (i = 0; l && i < l->n; i++) {
-		const struct pa_dev *p = l->v[i];
+	char low[9];
 
-		if (!p->disk ||
-		    (p->disk->major == w->major && p->disk->minor == w->minor) ||
-		    !marker_type_is_move(p->part_type))
+	if (!l || move_state_from_udev(l) < 0)
+		return NULL;
+	snprintf(low, sizeof(low), "%08" PRIx32, (uint32_t)id);
+	for (i = 0; i < l->n; i++) {
+		struct pa_dev *c = l->v[i];
+		const struct pa_move_state *s;
+
+		if (!device_is_whole(c) || (c->major == w->major && c->minor == w->minor))
 			continue;
-		/* a dos marker's 8 digits against the id's low 32 bits */
-		marked_id(p, got, sizeof(got));
-		if (strcmp(got, strlen(got) == 8 ? low : want) == 0)
-			return p->disk;
+		/* a dos marker hides its entries from udev, but its signature is the
+		   id's low half: only such a disk's own table is read */
+		if (!c->move && c->pttype && strcmp(c->pttype, "dos") == 0 &&
+		    c->pt_uuid && strcasecmp(c->pt_uuid, low) == 0 &&
+		    scan_probe_marker((struct pa_devlist *)l, c) < 0)
+			return NULL;
+		s = c->move;
+		if (!s || s->seen != PA_MOVE_SEEN_MARKER)
+			continue;
+		if (s->id32 ? (uint32_t)s->id == (uint32_t)id : s->id == id)
+			return c;
 	}
 	return NULL;
 }
@@ -166,77 +93,141 @@ int cli_move_warn_stray(const char *dir, const struct pa_dev *w,
 	return 1;
 }
 
-int cli_move_warn_pending(const struct pa_devlist *l, char **names, int nnames)
+/* A journal's moves as the disk's state: what it says moves where. */
+static int state_from_journal(struct pa_move_state *s, const char *path, uint64_t id)
+{
+	struct pa_journal j;
+	size_t i;
+	int rc = 0;
+
+	s->seen = PA_MOVE_SEEN_JOURNAL;
+	s->id = id;
+	s->id32 = false;
+	if (!(s->journal = strdup(path)))
+		return -ENOMEM;
+	if (move_journal_peek(path, &j) < 0)
+		return 0; /* named for the disk, its header unread: the id alone */
+	for (i = 0; i < j.n && rc == 0; i++)
+		rc =
+		    move_state_add_part(s, &(struct pa_move_part){j.v[i].num, j.v[i].from,
+								  j.v[i].len, j.v[i].to});
+	journal_free(&j);
+	return rc;
+}
+
+static bool is_named(const struct pa_devlist *l, const struct pa_dev *w, char **names,
+		     int nnames)
+{
+	bool named = nnames == 0;
+	int a;
+
+	for (a = 0; a < nnames && !named; a++) {
+		struct pa_dev *d = NULL;
+
+		named = scan_lookup(l, names[a], &d) == 0 && (d == w || d->disk == w);
+	}
+	return named;
+}
+
+/* The moving partitions of @w's marked move, from its journal when it is here. */
+static int journal_parts(const char *dir, struct pa_dev *w)
+{
+	struct pa_move_state *s = w->move;
+	struct pa_journal j;
+	uint64_t id;
+	char *path;
+	size_t i;
+	int rc = move_journal_find_any(dir, w, &path, &id);
+
+	if (rc <= 0)
+		return rc;
+	if ((s->id32 ? (uint32_t)id == (uint32_t)s->id : id == s->id) &&
+	    move_journal_peek(path, &j) == 0) {
+		for (i = 0; i < j.n && rc >= 0; i++)
+			rc = move_state_add_part(
+			    s, &(struct pa_move_part){j.v[i].num, j.v[i].from, j.v[i].len,
+						      j.v[i].to});
+		journal_free(&j);
+	}
+	free(path);
+	return rc < 0 ? rc : 0;
+}
+
+/* A journal of this host's default directory for disk @w, which shows no marker. */
+static int journal_state(const char *dir, struct pa_devlist *l, struct pa_dev *w)
+{
+	struct pa_move_state *s;
+	uint64_t id;
+	char *path;
+	int rc;
+
+	if (w->marker_read) {
+		/* the disk's own table has no marker: a journal is left over */
+		cli_move_warn_stray(dir, w, l);
+		return PA_EXIT_OK;
+	}
+	if ((rc = move_journal_find_any(dir, w, &path, &id)) > 0) {
+		msg_warn(w->path,
+			 "an unfinished data move: its journal %s is there (check "
+			 "--probe reads the disk's own record): finish it with "
+			 "'partalign resume %s'",
+			 path, w->path);
+		rc = (s = move_state_of(w)) ? state_from_journal(s, path, id) : -ENOMEM;
+		free(path);
+		return rc < 0 ? PA_EXIT_ERROR : PA_EXIT_MISALIGNED;
+	}
+	if (rc < 0 || move_journal_find(dir, w, &path) <= 0)
+		return rc < 0 ? PA_EXIT_ERROR : PA_EXIT_OK;
+	msg_warn(w->path,
+		 "a move journal of partalign 0.1 is there for this disk (%s): finish "
+		 "that move with the partalign that started it",
+		 path);
+	s = move_state_of(w);
+	if (s) {
+		s->seen = PA_MOVE_SEEN_OLD_JOURNAL;
+		s->journal = path;
+	} else {
+		free(path);
+	}
+	return s ? PA_EXIT_MISALIGNED : PA_EXIT_ERROR;
+}
+
+int cli_move_states(struct pa_devlist *l, char **names, int nnames, bool host)
 {
 	const char *dir = move_journal_dir_default();
 	/* on a host without journals, no disk needs its own look */
-	bool journals = move_journal_dir_holds(dir) != 0;
-	int status = PA_EXIT_OK, a;
-	size_t i, n;
-	struct disk_parts *v = disks_parts(l, &n);
+	bool journals = host && move_journal_dir_holds(dir) != 0;
+	int status = PA_EXIT_OK;
+	size_t i, n = l->n;
 
-	if (!v) {
+	if (move_state_from_udev(l) < 0) {
 		msg_err(NULL, ENOMEM, "cannot look for unfinished moves");
 		return PA_EXIT_ERROR;
 	}
-	/* in the scan's order, as the warnings come */
-	for (i = 0; i < l->n; i++) {
-		struct disk_parts key = {.w = l->v[i]}, *e;
-		const struct pa_dev *w = l->v[i], *mp;
-		bool named = nnames == 0;
-		char *path;
+	/* in the scan's order, as the warnings come; the rows added go after */
+	for (i = 0; i < n; i++) {
+		struct pa_dev *w = l->v[i];
+		const struct pa_move_state *s = w->move;
+		char id[24];
 
-		if (!device_is_whole(w) ||
-		    !(e = bsearch(&key, v, n, sizeof(*v), by_disk)))
+		if (!device_is_whole(w) || !is_named(l, w, names, nnames))
 			continue;
-		mp = e->marked;
-
-		for (a = 0; a < nnames && !named; a++) {
-			struct pa_dev *d = NULL;
-
-			named =
-			    scan_lookup(l, names[a], &d) == 0 && (d == w || d->disk == w);
-		}
-		if (!named)
-			continue;
-		if (mp) {
-			char id[32];
-
-			marked_id(mp, id, sizeof(id));
+		if (s && s->seen == PA_MOVE_SEEN_MARKER) {
 			msg_warn(w->path,
-				 "an unfinished data move%s%s is recorded on the disk "
-				 "(partition %u): finish it with 'partalign resume %s'",
-				 *id ? " " : "", id, mp->partno, w->path);
+				 "an unfinished data move %s is recorded on the disk: "
+				 "finish it with 'partalign resume %s'",
+				 move_state_id(s, id, sizeof(id)), w->path);
 			status |= PA_EXIT_MISALIGNED;
-			continue;
+			/* udev's database tells the move, its journal where it goes */
+			if (journals && !s->n && journal_parts(dir, w) < 0)
+				status |= PA_EXIT_ERROR;
+		} else if (journals) {
+			status |= journal_state(dir, l, w);
 		}
-		if (!journals)
-			continue;
-		if (e->any && e->read) {
-			/* the disk's own table has no marker: a journal is left over */
-			cli_move_warn_stray(dir, w, l);
-			continue;
+		if (w->move && w->move->seen && move_state_add_rows(l, w) < 0) {
+			msg_err(w->path, ENOMEM, "cannot list its moving partitions");
+			status |= PA_EXIT_ERROR;
 		}
-		if (move_journal_find_any(dir, w, &path, NULL) > 0) {
-			msg_warn(w->path,
-				 "an unfinished data move: its journal %s is there "
-				 "(check --probe reads the disk's own record): finish "
-				 "it with 'partalign resume %s'",
-				 path, w->path);
-			status |= PA_EXIT_MISALIGNED;
-			free(path);
-			continue;
-		}
-		if (move_journal_find(dir, w, &path) <= 0)
-			continue;
-		msg_warn(
-		    w->path,
-		    "a move journal of partalign 0.1 is there for this disk (%s): finish "
-		    "that move with the partalign that started it",
-		    path);
-		status |= PA_EXIT_MISALIGNED;
-		free(path);
 	}
-	free(v);
 	return status;
 }

@@ -21,7 +21,13 @@
 int cli_move_warn_stray(const char *dir, const struct pa_dev *w,
 			const struct pa_devlist *l);
 
-/* check: warn about each (named) disk with an unfinished move; returns exit bits. */
-int cli_move_warn_pending(const struct pa_devlist *l, char **names, int nnames);
+/*
+ * check: the unfinished move of each (named) whole disk of @l into its
+ * ->move (udev's database, the disk's table when --probe read it and, on
+ * this host (@host), a journal in the default directory), a warning for
+ * each, and a row added for each moving partition the kernel does not
+ * have.  Returns exit bits.
+ */
+int cli_move_states(struct pa_devlist *l, char **names, int nnames, bool host);
 
 #endif

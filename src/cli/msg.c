@@ -9,10 +9,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "core/exitcodes.h"
 #include "core/units.h"
+
+/*
+ * What a permission error means to an admin who is not root: partalign
+ * reads devices and writes tables, backups and rules only as root.
+ */
+const char *msg_root_hint(int err)
+{
+	return (err == EACCES || err == EPERM) && geteuid() != 0
+		   ? "; run partalign as root"
+		   : "";
+}
 
 /* The text after "partalign: " of an error, into @log (replacing what it held). */
 static void record(struct msg_log *log, const char *device, int err, const char *fmt,
@@ -22,9 +34,9 @@ static void record(struct msg_log *log, const char *device, int err, const char 
 
 	if (vasprintf(&msg, fmt, ap) < 0)
 		return;
-	if (asprintf(&line, "%s%s%s%s%s", device && *device ? device : "",
+	if (asprintf(&line, "%s%s%s%s%s%s", device && *device ? device : "",
 		     device && *device ? ": " : "", msg, err ? ": " : "",
-		     err ? strerror(err) : "") >= 0) {
+		     err ? strerror(err) : "", msg_root_hint(err)) >= 0) {
 		free(log->last);
 		log->last = line;
 	}
@@ -48,7 +60,7 @@ static void vmsg(struct msg_log *log, const char *kind, const char *device, int 
 		fprintf(stderr, "%s: ", device);
 	vfprintf(stderr, fmt, ap);
 	if (err)
-		fprintf(stderr, ": %s", strerror(err));
+		fprintf(stderr, ": %s%s", strerror(err), msg_root_hint(err));
 	fputc('\n', stderr);
 }
 

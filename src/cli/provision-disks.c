@@ -55,8 +55,8 @@ static int resolve_named(struct run *r, struct disk *d)
 			    "device?)",
 			    d->cfg->value);
 		if (rc < 0)
-			return prov_fail(d, ACT_ERROR, "%s: %s", d->cfg->value,
-					 strerror(-rc));
+			return prov_fail(d, ACT_ERROR, "%s: %s%s", d->cfg->value,
+					 strerror(-rc), msg_root_hint(-rc));
 	} else {
 		rc = rules_spec_find(&r->devs,
 				     d->cfg->sel == PROVCONF_SEL_WWN ? RULES_SEL_WWN
@@ -75,8 +75,8 @@ static int resolve_named(struct run *r, struct disk *d)
 			    "tell which one is %s",
 			    d->cfg->selector, dev->path, other->path, d->cfg->name);
 		if (rc < 0)
-			return prov_fail(d, ACT_ERROR, "%s: %s", d->cfg->selector,
-					 strerror(-rc));
+			return prov_fail(d, ACT_ERROR, "%s: %s%s", d->cfg->selector,
+					 strerror(-rc), msg_root_hint(-rc));
 	}
 	if (dev->kind == PA_KIND_PART)
 		return prov_fail(
@@ -312,8 +312,8 @@ void provision_check(struct run *r)
 		if (d->action != ACT_CREATED && d->action != ACT_KEPT)
 			continue;
 		if (rc < 0) {
-			prov_fail(d, ACT_ERROR, "cannot scan the disks again: %s",
-				  strerror(-rc));
+			prov_fail(d, ACT_ERROR, "cannot scan the disks again: %s%s",
+				  strerror(-rc), msg_root_hint(-rc));
 			continue;
 		}
 		if (r->o.dry_run && d->action == ACT_CREATED) {

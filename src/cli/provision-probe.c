@@ -229,7 +229,8 @@ int provision_fix(struct run *r, struct disk *d)
 	rc = prov_call(call_fix, &c);
 	err = log.last;
 	if (rc < 0) {
-		prov_fail(d, ACT_ERROR, "cannot partition it: %s", strerror(-rc));
+		prov_fail(d, ACT_ERROR, "cannot partition it: %s%s", strerror(-rc),
+			  msg_root_hint(-rc));
 	} else if (rc & (PA_EXIT_ERROR | PA_EXIT_USAGE) || rc >= 32) {
 		if (err)
 			prov_fail(d, ACT_ERROR, "%s", err);

@@ -109,6 +109,7 @@ void provision_rules(struct run *r)
 	    .dry_run = r->o.dry_run,
 	    .no_reload = r->o.no_reload,
 	    .log = &log,
+	    .config = r->o.config,
 	};
 	struct rules_map map = {0};
 	struct pa_diags diags = {0};

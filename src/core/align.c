@@ -177,6 +177,34 @@ static enum pa_verdict judge(struct pa_check *c, enum pa_reason_verdict what,
 	return PA_VERDICT_MISALIGNED;
 }
 
+/* Whether @r explains a misaligned verdict of @c (not an n/a note). */
+static bool explains_miss(const struct pa_check *c, const struct pa_reason *r)
+{
+	return (r->verdict == PA_RV_PHYSICAL && c->physical == PA_VERDICT_MISALIGNED) ||
+	       (r->verdict == PA_RV_OPTIMAL && c->optimal == PA_VERDICT_MISALIGNED) ||
+	       (r->verdict == PA_RV_POLICY && c->policy == PA_VERDICT_MISALIGNED);
+}
+
+/*
+ * The reasons of the misaligned verdicts first, each group in its order: a
+ * cell cut to a terminal's width, a log line, a report shows why the row
+ * failed before the notes on what is n/a ("optimal: the device reports no
+ * optimal I/O size").
+ */
+static void misses_first(struct pa_check *c)
+{
+	struct pa_reason v[PA_REASONS_MAX];
+	unsigned int i, k = 0;
+
+	for (i = 0; i < c->why.n; i++)
+		if (explains_miss(c, &c->why.r[i]))
+			v[k++] = c->why.r[i];
+	for (i = 0; i < c->why.n; i++)
+		if (!explains_miss(c, &c->why.r[i]))
+			v[k++] = c->why.r[i];
+	memcpy(c->why.r, v, k * sizeof(v[0]));
+}
+
 void align_check(const struct pa_topology *t, uint64_t dev_size, enum pa_region region,
 		 uint64_t start, const struct pa_grain *policy, bool kalign_known,
 		 int64_t kernel_align, struct pa_check *c)
@@ -254,6 +282,7 @@ void align_check(const struct pa_topology *t, uint64_t dev_size, enum pa_region 
 	if (region == PA_REGION_WHOLE && c->physical == PA_VERDICT_OK &&
 	    c->policy == PA_VERDICT_OK)
 		why_add(c, PA_REASON_WHOLE, PA_RV_NONE);
+	misses_first(c);
 }
 
 void align_check_dev(const struct pa_dev *d, const struct pa_grain *policy,
@@ -270,6 +299,14 @@ void align_check_dev(const struct pa_dev *d, const struct pa_grain *policy,
 			    out);
 	else
 		align_check(&d->topo, d->size, PA_REGION_WHOLE, 0, policy, false, 0, out);
+	/* a table without partitions is still a table: say so, not "without one" */
+	if (d->kind != PA_KIND_PART && d->pttype) {
+		unsigned int i;
+
+		for (i = 0; i < out->why.n; i++)
+			if (out->why.r[i].kind == PA_REASON_WHOLE)
+				out->why.r[i].a = 1;
+	}
 }
 
 static uint64_t gcd(uint64_t a, uint64_t b)

@@ -34,6 +34,12 @@ void device_free(struct pa_dev *d)
 	free(d->wwn);
 	free(d->fstype);
 	free(d->pttype);
+	free(d->pt_uuid);
+	if (d->move) {
+		free(d->move->journal);
+		free(d->move->parts);
+		free(d->move);
+	}
 	free(d->dm_uuid);
 	free(d->dm_name);
 	free(d->holders);

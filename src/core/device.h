@@ -73,6 +73,35 @@ struct pa_topology {
 	int64_t align_off; /* first aligned byte; -1: the kernel says "cannot align" */
 };
 
+/*
+ * An unfinished `fix --move-data` of a whole disk, as far as the audit can
+ * tell without libparted (core/movestate.h): from udev's database (the
+ * marked disk GUID, or a marked entry of an earlier build), from the disk's
+ * own table (--probe), or from a journal named for the disk.
+ */
+enum pa_move_seen {
+	PA_MOVE_SEEN_NONE = 0,
+	PA_MOVE_SEEN_MARKER,	  /* the disk's table carries the move marker */
+	PA_MOVE_SEEN_JOURNAL,	  /* only a journal named for the disk says so */
+	PA_MOVE_SEEN_OLD_JOURNAL, /* a journal of partalign 0.1 (no marker) */
+};
+
+/* One moving partition: bytes; @to 0 when not known. */
+struct pa_move_part {
+	unsigned int num;
+	uint64_t from, len, to;
+};
+
+struct pa_move_state {
+	enum pa_move_seen seen;
+	uint64_t id;   /* the move id; 0 unknown */
+	bool id32;     /* only its low 32 bits are known (a dos disk) */
+	bool disk;     /* read from the disk's own table (--probe) */
+	char *journal; /* the journal file that says it, NULL */
+	size_t n;
+	struct pa_move_part *parts; /* what is known of the moving partitions */
+};
+
 struct pa_dev {
 	char *name; /* kernel name: "sda1", "dm-3" */
 	char *path; /* "/dev/sda1" */
@@ -102,6 +131,7 @@ struct pa_dev {
 	char *wwn;
 	char *fstype;
 	char *pttype;
+	char *pt_uuid; /* wholes: ID_PART_TABLE_UUID (a GPT disk GUID, a dos signature) */
 	char *dm_uuid;
 	char *dm_name;
 	char *holders;	   /* space-separated kernel names */
@@ -149,8 +179,10 @@ struct pa_dev {
 	unsigned int md_nmembers;
 	struct pa_md_member *md_members;
 
-	unsigned int nparts; /* wholes: number of partitions the kernel has */
-	bool is_path;	     /* a multipath path device or a partition of one */
+	unsigned int nparts;	    /* wholes: number of partitions the kernel has */
+	struct pa_move_state *move; /* wholes: an unfinished data move; NULL none */
+	bool marker_read; /* wholes, --probe: the table was read for a move marker */
+	bool is_path;	  /* a multipath path device or a partition of one */
 
 	/* --probe: what the on-disk table says about this partition */
 	bool probed;

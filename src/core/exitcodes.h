@@ -14,4 +14,8 @@
 #define PA_EXIT_USAGE 16     /* bad command line or configuration */
 #define PA_EXIT_ASM 32	     /* check --asm/--probe: an Oracle ASM disk group at risk */
 
+/* plan: fix would write, but no partition moves (the backup GPT to a grown
+   disk's end, a damaged GPT copy, the kernel's partitions) */
+#define PA_EXIT_UPKEEP PA_EXIT_CHANGED
+
 #endif

@@ -658,10 +658,78 @@ static int cmp_step(const void *a, const void *b)
 	return x->num < y->num ? -1 : x->num > y->num;
 }
 
+/* UTF-8 of a GPT name held as UTF-16LE (unpaired surrogates as U+FFFD). */
+static size_t utf8_of_utf16(const unsigned char *u, size_t units, char *out, size_t len)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < units; i++) {
+		uint32_t c = (uint32_t)u[2 * i] | (uint32_t)u[2 * i + 1] << 8;
+		unsigned char b[4];
+		size_t k, m;
+
+		if (!c)
+			break;
+		if (c >= 0xd800 && c < 0xdc00 && i + 1 < units) {
+			uint32_t lo = (uint32_t)u[2 * i + 2] | (uint32_t)u[2 * i + 3]
+								   << 8;
+
+			if (lo >= 0xdc00 && lo < 0xe000) {
+				c = 0x10000 + ((c - 0xd800) << 10) + (lo - 0xdc00);
+				i++;
+			} else {
+				c = 0xfffd;
+			}
+		} else if (c >= 0xd800 && c < 0xe000) {
+			c = 0xfffd;
+		}
+		if (c < 0x80) {
+			b[0] = (unsigned char)c;
+			m = 1;
+		} else if (c < 0x800) {
+			b[0] = (unsigned char)(0xc0 | c >> 6);
+			b[1] = (unsigned char)(0x80 | (c & 0x3f));
+			m = 2;
+		} else if (c < 0x10000) {
+			b[0] = (unsigned char)(0xe0 | c >> 12);
+			b[1] = (unsigned char)(0x80 | (c >> 6 & 0x3f));
+			b[2] = (unsigned char)(0x80 | (c & 0x3f));
+			m = 3;
+		} else {
+			b[0] = (unsigned char)(0xf0 | c >> 18);
+			b[1] = (unsigned char)(0x80 | (c >> 12 & 0x3f));
+			b[2] = (unsigned char)(0x80 | (c >> 6 & 0x3f));
+			b[3] = (unsigned char)(0x80 | (c & 0x3f));
+			m = 4;
+		}
+		if (n + m >= len)
+			break;
+		for (k = 0; k < m; k++)
+			out[n++] = (char)b[k];
+	}
+	out[n] = '\0';
+	return n;
+}
+
+/* *@name becomes the journal's original name of @e (NULL: none); 0 or -ENOMEM. */
+static int name_of(const struct pa_jentry *e, char **name)
+{
+	char buf[PA_JOURNAL_NAME_LEN * 2 + 1];
+
+	if (!e->has_name)
+		return 0;
+	free(*name);
+	*name = NULL;
+	if (!utf8_of_utf16(e->name, PA_JOURNAL_NAME_LEN / 2, buf, sizeof(buf)))
+		return 0;
+	*name = strdup(buf);
+	return *name ? 0 : -ENOMEM;
+}
+
 int journal_plan(const struct pa_journal *j, const struct pa_topology *topo,
 		 const struct pa_plan_opts *o, struct pa_plan *p)
 {
-	const struct pa_table *t = &p->table;
+	struct pa_table *t = &p->table;
 	struct pa_step *v = calloc(t->n ? t->n : 1, sizeof(*v));
 	size_t i, m, found = 0, moved = 0;
 
@@ -698,6 +766,12 @@ int journal_plan(const struct pa_journal *j, const struct pa_topology *topo,
 				    "(start %" PRIu64 " or %" PRIu64 ", %" PRIu64
 				    " bytes expected)",
 				    e->num, mv->from, mv->to, mv->len);
+			if (e->moving && e->move_to && e->move_to != mv->to)
+				return plan_refuse(
+				    p,
+				    "partition %u moves to %" PRIu64 " by the disk's "
+				    "marker, to %" PRIu64 " by the journal",
+				    e->num, e->move_to, mv->to);
 			if (e->start == mv->from) {
 				s.kind = PA_STEP_MOVE;
 				s.new_start = mv->to;
@@ -705,6 +779,9 @@ int journal_plan(const struct pa_journal *j, const struct pa_topology *topo,
 			} else {
 				moved++;
 			}
+			/* the marker's name is the move id: show the partition's own */
+			if (name_of(&mv->entry, &t->v[i].name) < 0)
+				return -ENOMEM;
 		}
 		align_check(topo, t->disk_size, PA_REGION_PART, e->start, &o->grain,
 			    false, 0, &s.before);

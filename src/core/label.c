@@ -94,16 +94,51 @@ static void guid_text(const unsigned char *g, char out[37])
 		 g[12], g[13], g[14], g[15]);
 }
 
-int label_gpt_entry_guids(label_read_fn rd, void *ctx, uint32_t logical, unsigned int num,
-			  char type[37], char uuid[37])
+static int gpt_identity_at(label_read_fn rd, void *ctx, uint32_t logical, uint64_t nsec,
+			   uint64_t lba, struct label_id *id);
+
+/*
+ * The LBA of the GPT header libparted and the kernel read: the primary when
+ * it is valid, else the backup (where the primary says, else at the last
+ * LBA) when that is, else the primary all the same.
+ */
+static uint64_t gpt_header_used(label_read_fn rd, void *ctx, uint32_t logical,
+				uint64_t disk_size)
+{
+	uint64_t nsec = logical ? disk_size / logical : 0, alt = nsec ? nsec - 1 : 0;
+	struct label_id *id = malloc(sizeof(*id));
+	unsigned char h[512];
+	uint64_t lba = 1;
+
+	if (!id || nsec < 3 || gpt_identity_at(rd, ctx, logical, nsec, 1, id) == 0)
+		goto out;
+	if (rd(ctx, logical, h, sizeof(h)) == 0 && memcmp(h, "EFI PART", 8) == 0 &&
+	    get_le64(h + 32) > 1 && get_le64(h + 32) < nsec)
+		alt = get_le64(h + 32);
+	if (gpt_identity_at(rd, ctx, logical, nsec, alt, id) == 0)
+		lba = alt;
+	else if (alt != nsec - 1 &&
+		 gpt_identity_at(rd, ctx, logical, nsec, nsec - 1, id) == 0)
+		lba = nsec - 1;
+out:
+	free(id);
+	return lba;
+}
+
+int label_gpt_entry_guids(label_read_fn rd, void *ctx, uint32_t logical,
+			  uint64_t disk_size, unsigned int num, char type[37],
+			  char uuid[37])
 {
 	static const unsigned char zero[16];
 	unsigned char h[512], e[128];
 	uint32_t count, esize;
-	int rc = gpt_header(rd, ctx, logical, h);
+	int rc =
+	    rd(ctx, gpt_header_used(rd, ctx, logical, disk_size) * logical, h, sizeof(h));
 
 	if (rc < 0)
 		return rc;
+	if (memcmp(h, "EFI PART", 8) != 0)
+		return -ENOENT;
 	count = get_le32(h + 80);
 	esize = get_le32(h + 84);
 	if (num == 0 || num > count || esize < 128)
@@ -241,6 +276,15 @@ int label_health(label_read_fn rd, void *ctx, uint32_t logical, uint64_t disk_si
 		goto out;
 	for (i = 0; i < 4; i++)
 		h->pmbr |= s[446 + 16 * i + 4] == 0xee;
+	if (!h->pmbr && nsec >= 3) {
+		/* a dos table: is a GPT valid beside it, which others may prefer? */
+		if (gpt_identity_at(rd, ctx, logical, nsec, 1, id) == 0)
+			h->other_gpt = 1;
+		else if (gpt_identity_at(rd, ctx, logical, nsec, nsec - 1, id) == 0)
+			h->other_gpt = 2;
+		rc = 0;
+		goto out;
+	}
 	if (!h->pmbr || nsec < 3)
 		goto out;
 	for (i = 0; i < 4 && !h->hybrid_entry; i++) {

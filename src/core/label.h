@@ -28,9 +28,14 @@ int label_gpt_extent(label_read_fn rd, void *ctx, uint32_t logical, uint64_t *he
 int label_dos_ebrs(label_read_fn rd, void *ctx, uint32_t logical, uint64_t *ebrs,
 		   size_t max);
 
-/* GPT entry @num (1-based): type GUID and unique GUID as text, if in use. */
-int label_gpt_entry_guids(label_read_fn rd, void *ctx, uint32_t logical, unsigned int num,
-			  char type[37], char uuid[37]);
+/*
+ * GPT entry @num (1-based): type GUID and unique GUID as text, if in use,
+ * from the copy libparted and the kernel read (the primary unless it is
+ * damaged and the backup is whole) on a disk of @disk_size bytes.
+ */
+int label_gpt_entry_guids(label_read_fn rd, void *ctx, uint32_t logical,
+			  uint64_t disk_size, unsigned int num, char type[37],
+			  char uuid[37]);
 
 /* dos primary entry @num (1..4): system id, or -ENOENT. */
 int label_dos_system(label_read_fn rd, void *ctx, unsigned int num);
@@ -132,6 +137,13 @@ struct label_health {
 	uint64_t alternate_lba; /* the valid primary's alternate LBA as written
 				 * (past the end on a shrunk disk), else 0 */
 	size_t backup_parts;	/* primary not valid: used entries of the backup */
+	/*
+	 * Sector 0 is a dos table (no 0xEE entry), which the kernel, libblkid and
+	 * libparted read, but a GPT header is valid too: at LBA 1 (@other_gpt 1)
+	 * or at the last LBA (2) -- another tool's leftover, or a dos -> GPT
+	 * conversion an earlier build left between its writes.
+	 */
+	unsigned int other_gpt;
 };
 
 /* Fill @h; 0, -ENOMEM or the -errno of @rd. */

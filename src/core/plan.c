@@ -762,6 +762,11 @@ bool plan_kernel_stale(const struct pa_devlist *l, const struct pa_dev *disk,
 
 		if (d->disk != disk || d->kind != PA_KIND_PART)
 			continue;
+		/* a moving partition is hidden from the kernel on purpose */
+		for (j = 0; j < t->n && !found; j++)
+			found = t->v[j].num == d->partno && t->v[j].moving;
+		if (found)
+			continue;
 		nk++;
 		/* the kernel sizes a dos extended container as one or two sectors */
 		for (j = 0; j < t->n && !found; j++)
@@ -770,6 +775,8 @@ bool plan_kernel_stale(const struct pa_devlist *l, const struct pa_dev *disk,
 		if (!found)
 			return true;
 	}
+	for (j = 0; j < t->n; j++)
+		nk += t->v[j].moving;
 	return nk != t->n;
 }
 

@@ -43,6 +43,10 @@ struct pa_entry {
 	char *type;	 /* GPT type GUID or msdos system id, for display */
 	char *uuid;	 /* GPT unique GUID (PARTUUID), NULL on dos */
 	char *signature; /* what libblkid found at the start: xfs, LVM2_member... */
+	/* the move marker hides it on the disk (core/marker.h): no partition of
+	   the kernel's is expected for it until the move's table is written */
+	bool moving;
+	uint64_t move_to; /* where the marker says it goes; 0 when it does not */
 };
 
 struct pa_table {
@@ -61,6 +65,8 @@ struct pa_table {
 	unsigned int hybrid_entry;  /* a dos entry (1-4) beside the 0xEE one: hybrid */
 	unsigned int hybrid_type;   /* its system id */
 	bool gpt_odd_layout;	    /* entry array not at LBA 2 (or over 64 MiB) */
+	unsigned int other_gpt;	    /* a dos table with a valid GPT header beside
+				       it: 1 at LBA 1, 2 at the last LBA (label.h) */
 	uint64_t gpt_entries_lba;   /* where it is, when known */
 	uint64_t gpt_alternate_lba; /* where the valid primary says the backup is; 0 */
 	bool unreadable;	    /* libparted could not read the table at all */
@@ -71,6 +77,7 @@ struct pa_table {
 	bool marked;
 	uint64_t move_id; /* GPT: 64 bits; dos: the low 32 (move_id32) */
 	bool move_id32;
+	bool move_hidden;   /* the marker of this build: the entries hidden on the disk */
 	char *move_journal; /* where the marker says the journal is; NULL */
 	char ident[48];	    /* "gpt:<disk GUID>", "dos:<signature>", "" unknown */
 };

@@ -308,9 +308,9 @@ void reason_text(const struct pa_reason *r, char *buf, size_t len)
 		break;
 	}
 	case PA_REASON_WHOLE:
-		snprintf(
-		    buf, len,
-		    "whole device without a partition table: aligned by construction");
+		snprintf(buf, len, "whole device %s: aligned by construction",
+			 r->a ? "with a partition table but no partition"
+			      : "without a partition table");
 		break;
 	case PA_REASON_LAYER:
 		layer_text(r, buf, len);

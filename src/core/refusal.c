@@ -14,6 +14,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "core/label.h"
 #include "core/refusal.h"
 
 static char *fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
@@ -184,4 +185,124 @@ int refusal_replace(struct pa_plan *p, const char *why)
 	free(p->refusal);
 	p->refusal = NULL;
 	return plan_refuse(p, "%s", why);
+}
+
+/* A refusal text that could not be made stands for "no memory", never for "go on". */
+static char nomem_text[] = "";
+
+static char *must(char *s)
+{
+	return s ? s : nomem_text;
+}
+
+static void text_of(const struct label_id *id, char *buf, size_t len)
+{
+	if (!id || label_identity_format(id, buf, len) < 0)
+		snprintf(buf, len, "?");
+}
+
+/* The disk itself: write-protected, an unfinished move, a backup taken before one. */
+static char *restore_disk(const struct refusal_restore *r)
+{
+	if (r->readonly)
+		return must(fmt("%s is read-only (write-protected)", r->path));
+	if (r->marked)
+		return must(fmt("an unfinished data move (move id %0*" PRIx64
+				") is recorded "
+				"on the disk: finish it with 'partalign resume %s'",
+				r->marker_id32 ? 8 : 16, r->marker_id, r->path));
+	if (r->move_id)
+		return must(fmt("the backup was taken before data move %016" PRIx64
+				"; its partitions' data has moved since",
+				r->move_id));
+	return NULL;
+}
+
+/* The backup must be of a disk of this size and sector size, its regions on it. */
+static char *restore_fit(const struct refusal_restore *r)
+{
+	size_t i;
+
+	if (r->disk_size != r->size || r->disk_logical != r->logical)
+		return must(fmt("the backup is of a %" PRIu64 "-byte disk with %" PRIu32
+				"-byte sectors, this one has %" PRIu64 " and %" PRIu32,
+				r->size, r->logical, r->disk_size, r->disk_logical));
+	for (i = 0; i < r->nregs; i++)
+		if (r->regs[i].off + r->regs[i].len > r->disk_size ||
+		    r->regs[i].off % r->disk_logical || r->regs[i].len % r->disk_logical)
+			return must(fmt("the backup has a region off the disk"));
+	return NULL;
+}
+
+/* The identity rule (refusal.h); the warnings of what --force waived into @warn. */
+static char *restore_identity(const struct refusal_restore *r, char **warn)
+{
+	const struct label_id *wrote = r->wrote;
+	char have[64], held[64], after[64] = "";
+	bool id_ok = strcmp(r->disk_id, r->backup_id) == 0, label_ok;
+
+	if (r->format == 1)
+		return id_ok ? NULL
+			     : fmt("the backup is of %s, this disk is %s", r->backup_id,
+				   r->disk_id);
+	if (wrote && label_identity_same(wrote, r->held))
+		wrote = NULL; /* fix rewrote the table in place: one identity */
+	text_of(r->cur, have, sizeof(have));
+	text_of(r->held, held, sizeof(held));
+	if (wrote)
+		text_of(wrote, after, sizeof(after));
+	label_ok = r->cur->kind != LABEL_ID_NONE &&
+		   (label_identity_same(r->cur, r->held) ||
+		    (wrote && label_identity_same(r->cur, wrote)));
+	if (!label_ok && r->cur->kind != LABEL_ID_NONE)
+		return must(fmt("the backup is of the table %s%s%s%s, this disk has %s",
+				held, wrote ? " (or " : "", after,
+				wrote ? ", which partalign wrote over it)" : "", have));
+	if (!label_ok && !r->force)
+		return must(fmt("the disk has no partition table to identify it by (the "
+				"backup is of %s); --force restores it if the device id "
+				"matches",
+				held));
+	if (!label_ok && !id_ok)
+		return must(
+		    fmt("the disk has no partition table to identify it by and the "
+			"backup is of %s, this disk is %s",
+			r->backup_id, r->disk_id));
+	if (!id_ok && !r->force)
+		return must(
+		    fmt("the backup is of %s, this disk is %s (its label %s matches: "
+			"--force if the disk has moved)",
+			r->backup_id, r->disk_id, have));
+	if (!id_ok)
+		*warn =
+		    fmt("the backup is of %s, this disk is %s; restoring (--force, its "
+			"label %s matches)",
+			r->backup_id, r->disk_id, have);
+	else if (!label_ok)
+		*warn = fmt("no partition table to identify the disk by; restoring "
+			    "(--force, the device id %s matches)",
+			    r->disk_id);
+	return NULL;
+}
+
+char *refusal_restore(const struct refusal_restore *r, char **warn, int *err)
+{
+	char *why;
+
+	*warn = NULL;
+	*err = 0;
+	why = restore_disk(r);
+	if (!why)
+		why = restore_fit(r);
+	if (!why)
+		why = restore_identity(r, warn);
+	if (why) {
+		free(*warn);
+		*warn = NULL;
+	}
+	if (why == nomem_text) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	return why;
 }

@@ -94,4 +94,51 @@ bool refusal_in_use_applies(const struct pa_plan *p, bool stale);
  */
 int refusal_replace(struct pa_plan *p, const char *why);
 
+/*
+ * restore: what it knows of the backup and of the disk, and its rules.
+ * The identity rule (format 2): the disk's table must be the one the
+ * backup holds or the one partalign wrote over it, and the device id the
+ * backup's; --force waives one of the two -- the device id (a disk moved
+ * to another controller), or the label when the disk has none that can be
+ * identified.  Format 1 has only the device id, which --force cannot waive.
+ */
+struct label_id;
+
+/* A region of a backup: [off, off + len) bytes. */
+struct refusal_region {
+	uint64_t off, len;
+};
+
+struct refusal_restore {
+	/* the backup */
+	unsigned int format;   /* 1 or 2 */
+	const char *backup_id; /* the device id it records */
+	uint64_t size;	       /* of the disk it was taken from */
+	uint32_t logical;
+	const struct label_id *held;  /* the table its regions hold */
+	const struct label_id *wrote; /* format 2: the table written over it; NULL */
+	uint64_t move_id;	      /* taken before data move move_id; 0 */
+	const struct refusal_region *regs;
+	size_t nregs;
+	/* the disk now */
+	const char *disk_id; /* apply_disk_id() */
+	uint64_t disk_size;
+	uint32_t disk_logical;
+	bool readonly;
+	const char *path;
+	bool marked; /* its table carries a move marker */
+	uint64_t marker_id;
+	bool marker_id32;
+	const struct label_id *cur; /* its table's identity */
+	bool force;
+};
+
+/*
+ * NULL when the backup may be written back, else the refusal (malloc'd,
+ * without "refused: ").  *@warn: what to say when it may (malloc'd lines
+ * joined by "\n", NULL for none).  -ENOMEM in *@err when memory ran out
+ * (then both are NULL), else 0.
+ */
+char *refusal_restore(const struct refusal_restore *r, char **warn, int *err);
+
 #endif

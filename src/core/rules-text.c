@@ -84,6 +84,51 @@ static int cmp_rule_name(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
+/* @path for a comment line: a byte that could end it or hide in it becomes '?' */
+static void path_add(struct buf *b, const char *path)
+{
+	const unsigned char *p;
+
+	for (p = (const unsigned char *)path; *p; p++)
+		buf_add(b, "%c", *p < 0x20 || *p == 0x7f ? '?' : *p);
+}
+
+/* The header's lines on how the file was made, and what to run to change it. */
+static void header_origin(struct buf *b, const struct rules_origin *o)
+{
+	if (o->config) {
+		buf_add(b, "# Written by partalign provision from ");
+		path_add(b, o->config);
+		buf_add(b, "\n# Do not edit: change that configuration and run "
+			   "partalign provision again.\n");
+	} else if (o->asm_headers) {
+		buf_add(
+		    b, "# Written by partalign rules --from-asm from the Oracle ASM disk "
+		       "headers.\n# Do not edit: run partalign rules --from-asm again "
+		       "(a disk left out loses\n# its rule).\n");
+	} else if (o->map && !o->disks && o->nmaps == 1) {
+		buf_add(b, "# Written by partalign rules from the map ");
+		path_add(b, o->map);
+		buf_add(
+		    b, "\n# Do not edit: change the map and run 'partalign rules --map ");
+		path_add(b, o->map);
+		buf_add(b, "' again.\n");
+	} else if (o->map) {
+		buf_add(b, "# Written by partalign rules from the map ");
+		path_add(b, o->map);
+		buf_add(b,
+			"%s%s\n# Do not edit: run partalign rules again with the same "
+			"maps and --disk\n# (a disk left out loses its rule).\n",
+			o->nmaps > 1 ? " and other maps" : "",
+			o->disks ? " and --disk" : "");
+	} else {
+		buf_add(
+		    b, "# Written by partalign rules --disk NAME=DEVICE from the devices "
+		       "named.\n# Do not edit: run partalign rules again with a --disk "
+		       "for every ASM disk\n# (a disk left out loses its rule).\n");
+	}
+}
+
 char *rules_text(const struct rules_set *s)
 {
 	const struct rules_rule **v = calloc(s->n ? s->n : 1, sizeof(*v));
@@ -98,11 +143,9 @@ char *rules_text(const struct rules_set *s)
 
 	buf_add(&b,
 		"# Oracle ASM disks: /dev/%s/NAME with the owner, group and mode ASM "
-		"needs.\n"
-		"# Written by partalign rules from the devices it found.  Do not edit: "
-		"change\n"
-		"# the map and run partalign rules again.\n",
+		"needs.\n",
 		RULES_LINK_DIR);
+	header_origin(&b, &s->origin);
 	for (i = 0; i < s->n; i++) {
 		const struct rules_rule *r = v[i];
 

@@ -22,6 +22,7 @@
 #include <strings.h>
 
 #include "core/marker.h"
+#include "core/movestate.h"
 #include "core/rules.h"
 
 static const char *const match_names[] = {
@@ -719,7 +720,8 @@ int rules_set_add(struct rules_set *s, const struct pa_dev *d, enum rules_match 
 	int rc;
 
 	memset(&r, 0, sizeof(r));
-	if (marker_type_is_move(d->part_type))
+	if (marker_type_is_move(d->part_type) ||
+	    (d->disk && move_state_part(d->disk->move, d->partno)))
 		return refuse(diags, d, EBUSY,
 			      "its disk records an unfinished data move (partalign fix "
 			      "--move-data): finish it with 'partalign resume %s' first",

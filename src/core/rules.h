@@ -159,10 +159,23 @@ struct rules_rule {
 	const struct pa_dev *dev;
 };
 
+/*
+ * How the rules' map was given, for the file's header, which says how to
+ * change the file (borrowed strings; all empty: --disk).
+ */
+struct rules_origin {
+	const char *map;    /* the first --map FILE (its real path), or NULL */
+	size_t nmaps;	    /* how many --map were given */
+	bool disks;	    /* --disk NAME=DEVICE was given too */
+	const char *config; /* provision: its configuration's path, or NULL */
+	bool asm_headers;   /* --from-asm: the Oracle ASM disk headers */
+};
+
 struct rules_set {
 	struct rules_rule *v;
 	size_t n;
 	size_t cap;
+	struct rules_origin origin; /* for rules_text()'s header */
 };
 
 /* The udev key of a match: "ENV{ID_SERIAL}". */
@@ -199,7 +212,10 @@ int rules_set_check(const struct rules_set *s, const struct pa_devlist *l,
 
 void rules_set_free(struct rules_set *s);
 
-/* The rules file: header, then one commented rule per name, sorted by name. */
+/*
+ * The rules file: a header saying how the file was made (s->origin) and so
+ * how to change it, then one commented rule per name, sorted by name.
+ */
 char *rules_text(const struct rules_set *s);
 
 /*

@@ -81,8 +81,7 @@ int stack_advise(const struct pa_stack *s, unsigned int dev,
 	b = &s->dev[v->blame_dev];
 	switch (v->blame) {
 	case PA_TERM_PART_START:
-		snprintf(buf, len, "partalign-apply plan /dev/%s",
-			 stack_dev_name(s, b->lower));
+		snprintf(buf, len, "partalign plan /dev/%s", stack_dev_name(s, b->lower));
 		break;
 	case PA_TERM_PE_START: {
 		/* the PV's own device must start on the grain too: else an offset */

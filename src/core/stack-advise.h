@@ -17,7 +17,7 @@
  * The command that would fix what @v blames, for a layer partalign does not
  * rewrite: pvcreate --dataalignment + pvmove (pe_start), vgcreate -s (extent
  * size), cryptsetup luksFormat --offset (payload), mdadm --create
- * --data-offset (md), partalign-apply plan (partition).  Writes an empty
+ * --data-offset (md), partalign plan (partition).  Writes an empty
  * string when nothing is blamed.  Returns 0, or -EINVAL / -ERANGE.
  */
 int stack_advise(const struct pa_stack *s, unsigned int dev,

@@ -20,14 +20,45 @@
 
 #include "core/fsgeom.h"
 #include "core/marker.h"
+#include "core/movestate.h"
+#include "shared/fileio.h"
 #include "scan/lvm.h"
 #include "scan/scan.h"
+
+/*
+ * Two or more signatures where one is expected (an ext4 with a stale xfs
+ * superblock in its first sector): libblkid's safe probe calls that
+ * "ambivalent" and names none, and udev records no type.  It is data all
+ * the same, maybe two file systems' worth: named "ambivalent: ext4, xfs",
+ * each type found by probing on past the first.
+ */
+static char *ambivalent(blkid_probe pr)
+{
+	char *res = strdup("ambivalent:");
+	const char *type;
+	size_t n = 0;
+
+	blkid_reset_probe(pr);
+	while (res && n < 8 && blkid_do_probe(pr) == 0) {
+		char *more;
+
+		if (blkid_probe_lookup_value(pr, "TYPE", &type, NULL) != 0 &&
+		    blkid_probe_lookup_value(pr, "PTTYPE", &type, NULL) != 0)
+			continue;
+		if (asprintf(&more, "%s%s %s", res, n++ ? "," : "", type) < 0)
+			more = NULL;
+		free(res);
+		res = more;
+	}
+	return res;
+}
 
 char *scan_probe_signature(int fd, uint64_t off, uint64_t size)
 {
 	blkid_probe pr = blkid_new_probe();
 	const char *type = NULL;
 	char *res = NULL;
+	int rc;
 
 	if (!pr)
 		return NULL;
@@ -36,11 +67,14 @@ char *scan_probe_signature(int fd, uint64_t off, uint64_t size)
 		blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE);
 		/* a partition table inside a partition counts as content too */
 		blkid_probe_enable_partitions(pr, 1);
-		if (blkid_do_safeprobe(pr) == 0 &&
+		rc = blkid_do_safeprobe(pr);
+		if (rc == 0 &&
 		    (blkid_probe_lookup_value(pr, "TYPE", &type, NULL) == 0 ||
 		     blkid_probe_lookup_value(pr, "PTTYPE", &type, NULL) == 0) &&
 		    type)
 			res = strdup(type);
+		else if (rc == -2)
+			res = ambivalent(pr);
 	}
 	blkid_free_probe(pr);
 	return res;
@@ -134,6 +168,58 @@ static void probe_fs_geom(int fd, struct pa_dev *d, uint64_t off)
 	d->fs_blocksize = g.blocksize;
 }
 
+static int rd_fd(void *ctx, uint64_t off, void *buf, size_t len)
+{
+	return pread_zero(*(int *)ctx, buf, len, off);
+}
+
+/*
+ * The move marker in the disk's own table: this build's hides the moving
+ * entries from libblkid, so only the raw table tells them (core/marker.h).
+ */
+static int probe_marker(struct pa_devlist *l, struct pa_dev *w, int fd)
+{
+	struct marker_io io = {rd_fd, NULL, &fd, w->topo.logical, w->size};
+	struct pa_move_state *s;
+	struct pa_marker m;
+	size_t i;
+	int rc;
+
+	if (!w->topo.logical || w->size < w->topo.logical)
+		return 0;
+	rc = marker_find(&io, &m);
+	if (rc < 0)
+		return 0; /* unreadable: the table's own probe says so */
+	w->marker_read = true;
+	if (rc == 0)
+		return 0;
+	if (!(s = move_state_of(w)))
+		return -ENOMEM;
+	s->seen = PA_MOVE_SEEN_MARKER;
+	s->disk = true;
+	s->id = m.move_id;
+	s->id32 = m.id32;
+	for (i = 0; i < m.n; i++) {
+		const struct pa_marker_part *p = &m.parts[i];
+		struct pa_move_part mp = {p->num, p->from, p->len, p->to};
+
+		if (move_state_add_part(s, &mp) < 0)
+			return -ENOMEM;
+	}
+	return move_state_add_rows(l, w);
+}
+
+int scan_probe_marker(struct pa_devlist *l, struct pa_dev *whole)
+{
+	int fd = open(whole->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK), rc;
+
+	if (fd < 0)
+		return 0;
+	rc = probe_marker(l, whole, fd);
+	close(fd);
+	return rc;
+}
+
 static bool is_pv(const struct pa_dev *d)
 {
 	return d->fstype && strcmp(d->fstype, "LVM2_member") == 0;
@@ -167,6 +253,8 @@ int scan_probe_disk(struct pa_devlist *l, struct pa_dev *w, struct pa_diags *dia
 		parts = blkid_probe_get_partitions(pr);
 	/* a table is there: a partition missing from it is missing (stale udev) */
 	read_ok = parts != NULL;
+	if (read_ok && (rc = probe_marker(l, w, fd)) < 0)
+		goto out;
 	if (parts) {
 		blkid_parttable tab = blkid_partlist_get_table(parts);
 
@@ -217,8 +305,9 @@ int scan_probe_disk(struct pa_devlist *l, struct pa_dev *w, struct pa_diags *dia
 		unsigned int no = (unsigned int)blkid_partition_get_partno(bp);
 		bool known = false;
 
-		/* logical msdos partitions inside an extended one are listed too */
-		for (i = 0; i < nkernel && !known; i++)
+		/* logical msdos partitions inside an extended one are listed too;
+		   a moving partition the marker's rows added is known */
+		for (i = 0; i < l->n && !known; i++)
 			known = l->v[i]->disk == w && l->v[i]->partno == no;
 		if (!known)
 			rc = add_ondisk_only(l, w, bp);

@@ -109,9 +109,18 @@ int scan_md_raid10_copies(uint64_t layout, unsigned int *copies);
 int scan_probe_disk(struct pa_devlist *l, struct pa_dev *whole, struct pa_diags *diags);
 
 /*
+ * Only the move marker of @whole's own table (core/marker.h), read-only:
+ * whole->move and a row in @l for each partition it hides (core/movestate.h).
+ * 0 (also when the disk cannot be read), -ENOMEM.
+ */
+int scan_probe_marker(struct pa_devlist *l, struct pa_dev *whole);
+
+/*
  * What libblkid finds at @off..@off+@size (0: to the end) of the open
  * device @fd: "xfs", "LVM2_member", "oracleasm", "swap", a nested "dos"...
- * NULL when nothing is found.  Reads only.
+ * "ambivalent: ext4, xfs" when several signatures are there where libblkid
+ * expects one (it calls that ambivalent and names none; it is data all the
+ * same).  NULL when nothing is found.  Reads only.
  */
 char *scan_probe_signature(int fd, uint64_t off, uint64_t size);
 

@@ -106,6 +106,7 @@ int udevprops_fill(const struct props *u, struct pa_dev *d, int syspath, bool pa
 		return 0;
 	}
 	d->pttype = udevprops_dup(u, "ID_PART_TABLE_TYPE");
+	d->pt_uuid = udevprops_dup(u, "ID_PART_TABLE_UUID");
 	/* sysfs knows some identities even without a udev database (real disks only) */
 	if (d->kind != PA_KIND_DISK)
 		return 0;

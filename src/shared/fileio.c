@@ -491,3 +491,19 @@ bool dir_same(const char *a, const char *b)
 		return true;
 	return realpath(a, ra) && realpath(b, rb) && strcmp(ra, rb) == 0;
 }
+
+void cache_drop(int fd, uint64_t off, uint64_t len)
+{
+	long ps = sysconf(_SC_PAGESIZE);
+	uint64_t page = ps > 0 ? (uint64_t)ps : 4096, end;
+
+	if (!len) {
+		posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+		return;
+	}
+	end = off + len < off ? UINT64_MAX : off + len;
+	off -= off % page;
+	if (end % page && end < UINT64_MAX - page)
+		end += page - end % page;
+	posix_fadvise(fd, (off_t)off, (off_t)(end - off), POSIX_FADV_DONTNEED);
+}

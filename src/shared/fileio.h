@@ -24,6 +24,14 @@ int pread_all(int fd, void *buf, size_t len, uint64_t off);
 /* The same, but end of file ends the read early: *@done says how many bytes came. */
 int pread_upto(int fd, void *buf, size_t len, uint64_t off, size_t *done);
 
+/*
+ * Drop the page cache of [@off, @off + @len) of @fd (0, 0: all of it), the
+ * range widened to whole pages: a partition at sector 63 starts inside a
+ * page, and posix_fadvise() keeps a page the range covers only in part, so
+ * a signature another device's cache wrote there would be read stale.
+ */
+void cache_drop(int fd, uint64_t off, uint64_t len);
+
 /* The same, the part past end of file read as zeros (a label reader's view of a disk). */
 int pread_zero(int fd, void *buf, size_t len, uint64_t off);
 

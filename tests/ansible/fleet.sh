@@ -1,5 +1,6 @@
 #!/bin/bash
-# The fleet audit playbook (contrib/ansible) against an inventory of four
+# The playbook partalign.fleet.audit of the collection, installed with
+# ansible-galaxy from the tarball make built, against an inventory of six
 # hosts on the local connection, each auditing its own loop disks:
 #   alpha    two disks (512 and 4096-byte sectors), one partition off the
 #            2 MiB grain on each                      -> 2 findings
@@ -10,20 +11,21 @@
 #   echo     partalign_agentless: partalign-collect runs there, check
 #            --sysroot on the control node; one partition off 2 MiB
 #                                                       -> 1 finding, collected
-#   foxtrot  agentless, names a device the host has not -> audit fails (exit 8)
+#   foxtrot  agentless, names a device the host has not, with a name longer
+#            than a line of the report                  -> audit fails (exit 8)
 # echo and foxtrot have no Python (their interpreter does not exist): an
 # agentless audit runs nothing but sh on the host.
-# The report must name exactly the misaligned partitions set up, and the
-# summary line must count them; findings must not fail the run, a failed
-# audit must.  A collection is kept only where partalign_collect_dir says.
+# The report must name exactly the misaligned partitions set up, each with
+# its reason, the summary line must count them, and no line may be wider
+# than 100 columns; findings must not fail the run, a failed audit must.  A
+# collection is kept only where partalign_collect_dir says.
 . "$top_srcdir/tests/lib/common.sh"
+. "$top_srcdir/tests/ansible/lib.sh"
 
 need_root
-need_cmd ansible-playbook jq sfdisk partx losetup
+need_cmd sfdisk partx losetup
 
-playbook=$top_srcdir/contrib/ansible/partalign-audit.yml
-[ -f "$playbook" ] || fail "no playbook at $playbook"
-
+collection_install
 a1=$(mkdisk a1 16M 512 'label: gpt\nstart=4096, size=4096\nstart=8255, size=4096')
 a2=$(mkdisk a2 16M 4096 'label: gpt\nstart=512, size=512\nstart=1032, size=512')
 b1=$(mkdisk b1 16M 512 'label: gpt\nstart=4096, size=4096\nstart=8192, size=4096')
@@ -34,17 +36,11 @@ for d in "$a1" "$a2" "$b1" "$c1" "$e1"; do
 	[ -e "/sys/class/block/${d#/dev/}/${d#/dev/}p2" ] || fail "no partitions on $d"
 done
 
-# Keep ansible's state and configuration inside the test directory (it
-# needs a UTF-8 locale: play() sets C.UTF-8, which Debian always has).
-mkdir -p "$T_TMP/ansible-home"
-printf '[defaults]\n' >"$T_TMP/ansible.cfg"
-export ANSIBLE_CONFIG=$T_TMP/ansible.cfg ANSIBLE_HOME=$T_TMP/ansible-home
-export ANSIBLE_LOCAL_TEMP=$T_TMP/ansible-local ANSIBLE_REMOTE_TEMP=$T_TMP/ansible-remote
-export ANSIBLE_NOCOLOR=1 ANSIBLE_RETRY_FILES_ENABLED=0 ANSIBLE_FORKS=4
 # the control node's temporary collections go here, and must go again
 mkdir -p "$T_TMP/tmp"
 export TMPDIR=$T_TMP/tmp
 
+longdev=/dev/pa-no-such-disk-$(printf 'with-a-name-longer-than-a-line-%.0s' 1 2 3 4)
 cat >"$T_TMP/inventory.yml" <<EOF
 all:
   vars:
@@ -68,7 +64,7 @@ all:
       ansible_python_interpreter: /nonexistent/python3
     foxtrot:
       partalign_agentless: true
-      partalign_devices: ["/dev/pa-no-such-disk"]
+      partalign_devices: ["$longdev"]
       partalign_controller_binary: "$PARTALIGN"
       ansible_python_interpreter: /nonexistent/python3
 EOF
@@ -78,28 +74,40 @@ EOF
 play() {
 	rm -f "$T_TMP/report"
 	PB_RC=0
-	LC_ALL=C.UTF-8 ansible-playbook -i "$T_TMP/inventory.yml" -e "partalign_report=$T_TMP/report" \
-		"$@" "$playbook" >"$T_TMP/play.log" 2>&1 || PB_RC=$?
+	ansible-playbook -i "$T_TMP/inventory.yml" -e "partalign_report=$T_TMP/report" \
+		"$@" partalign.fleet.audit >"$T_TMP/play.log" 2>&1 || PB_RC=$?
 	[ -f "$T_TMP/report" ] || {
 		cat "$T_TMP/play.log" >&2
 		fail "no report written (ansible-playbook exit $PB_RC)"
 	}
+	if awk 'length > 100 { print FNR ": " length " columns"; bad = 1 } END { exit !bad }' \
+		"$T_TMP/report" >"$T_TMP/wide"; then
+		cat "$T_TMP/report" >&2
+		fail "report lines wider than 100 columns: $(tr '\n' ' ' <"$T_TMP/wide")"
+	fi
 }
 
-# The finding rows of the report as "HOST NAME PATH PHYSICAL OPTIMAL POLICY".
+# in_report TEXT: TEXT is in the report, wherever its lines were wrapped
+# (spaces and line ends aside)
+in_report() {
+	tr -d ' \n' <"$T_TMP/report" | grep -qF -- "$(tr -d ' \n' <<<"$1")"
+}
+
+# The finding rows of the report as "HOST DEVICE PHYSICAL OPTIMAL POLICY"
+# (a row: two spaces, then the device; its reason and wrapped lines: four)
 findings() {
 	awk '/^#/ || /^fleet:/ { next }
 	/^[^ ]/ { host = $1; sub(/:$/, "", host); next }
-	/^  ! / || /^  NAME / { next }
-	/^  / { print host, $1, $2, $3, $4, $5 }' "$T_TMP/report" | sort
+	/^  ! / || /^  DEVICE / || /^    / { next }
+	/^  [^ ]/ { print host, $1, $2, $3, $4 }' "$T_TMP/report" | sort
 }
 
 n() { echo "${1#/dev/}"; }
 expected_rows=$(sort <<EOF
-alpha $(n "$a1")p2 ${a1}p2 ok n/a misaligned
-alpha $(n "$a2")p2 ${a2}p2 ok n/a misaligned
-charlie $(n "$c1")p2 ${c1}p2 ok n/a misaligned
-echo $(n "$e1")p2 ${e1}p2 ok n/a misaligned
+alpha ${a1}p2 ok n/a misaligned
+alpha ${a2}p2 ok n/a misaligned
+charlie ${c1}p2 ok n/a misaligned
+echo ${e1}p2 ok n/a misaligned
 EOF
 )
 
@@ -124,10 +132,12 @@ grep -qx 'echo: 1 misaligned of 2 checked, from a collection' "$T_TMP/report" ||
 	fail "echo's header line"
 grep -qx 'foxtrot: audit failed (exit 8), from a collection' "$T_TMP/report" ||
 	fail "foxtrot's header line"
-grep -q "^  ! .*/dev/pa-no-such-disk: not a device partalign checks in " "$T_TMP/report" ||
+grep -q "^  ! partalign: /dev/pa-no-such-disk-" "$T_TMP/report" && in_report "$longdev: not a device partalign checks in " ||
 	fail "foxtrot's error message is not in the report"
-# every finding row carries check's reason, here the policy grain
-[ "$(grep -c '^  loop.* policy: ' "$T_TMP/report")" = 4 ] || fail "reasons missing from the rows"
+# every finding row carries check's reason (the policy grain here), on the
+# lines below it
+[ "$(awk '/^  \/dev\/loop/ { row = 1; next } row && /^    / && /policy: / { n++ } !/^    / { row = 0 }
+	END { print n + 0 }' "$T_TMP/report")" = 4 ] || fail "reasons missing below the rows"
 for h in delta foxtrot; do
 	grep -qE "^$h +:.* failed=1 " "$T_TMP/play.log" || fail "$h did not fail in the recap"
 done

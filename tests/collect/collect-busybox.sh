@@ -7,11 +7,10 @@
 # 512-byte sectors with aligned and misaligned starts, GPT on a 4Kn device
 # (losetup -b 4096), a whole device without a table -- and the tree is the
 # one `partalign dump` writes, file for file and link for link.  The tree as
-# a stream (--send, gzip'd and plain) comes back equal through the Ansible
-# role's partalign-unpack.  udev's database entries are real (udevadm test,
-# in the namespace, on a tmpfs /run and /dev).  The collector's lists of
-# sysfs files must be the scanner's.  (The Ansible role's copy of the
-# collector is built from collect/partalign-collect by the role's own build.)
+# a stream (--send, gzip'd and plain) comes back equal through
+# partalign-unpack (ansible/).  udev's database entries are real (udevadm
+# test, in the namespace, on a tmpfs /run and /dev).  The collector's lists
+# of sysfs files must be the scanner's.
 . "$top_srcdir/tests/lib/common.sh"
 . "$top_srcdir/tests/integration/helpers.sh"
 . "$top_srcdir/tests/collect/lib.sh"

@@ -12,7 +12,7 @@ need_root
 need_cmd unshare chroot jq python3
 
 COLLECT=$top_srcdir/collect/partalign-collect
-UNPACK=$top_srcdir/contrib/ansible/roles/partalign_audit/files/partalign-unpack
+UNPACK=$top_srcdir/ansible/roles/audit/files/partalign-unpack
 [ -f "$COLLECT" ] || fail "no collector at $COLLECT"
 [ -f "$UNPACK" ] || fail "no partalign-unpack at $UNPACK"
 

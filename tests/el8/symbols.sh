@@ -4,8 +4,9 @@
 # - no libsmartcols or libblkid symbol newer than util-linux 2.32, no
 #   libudev symbol newer than systemd 239 (their symbol versions say so);
 # - no glibc function newer than 2.28: a symbol version above GLIBC_2.28 is
-#   allowed only for the functions 2.28 has under an older version or in
-#   libpthread or libdl (listed below);
+#   allowed only for a function that 2.28 had, in libc or in libpthread,
+#   libdl or librt (which 2.34 moved into libc: the libc linked against keeps
+#   it under its old version too), and for stat and its kind (below);
 # - whatever uses pthread_* (libpthread before glibc 2.34) was linked with
 #   the thread flag configure found, dl* with -ldl (libdl before 2.34),
 #   shm_*, timer_*, mq_* or aio_* with -lrt: in the link lines of the build's
@@ -25,18 +26,30 @@ done
 grep -q '^#define HAVE_DECL_SCOLS_JSON_ARRAY_STRING 0' "$cfg" ||
 	fail "SCOLS_JSON_ARRAY_STRING declared: not a build made as on EL8"
 
-# The newest version of each symbol version tag that EL8 has, and the
-# glibc 2.29 and later versions of functions that 2.28 has: the startup
-# entry, stat and its kind (inline wrappers of __xstat before 2.33), and what
-# libpthread and libdl held before 2.34.
+# The newest version of each symbol version tag that EL8 has.
 newest='SMARTCOLS=2.32 BLKID=2.32 LIBUDEV=239 GLIBC=2.28'
-glibc_moved='^(__libc_start_main|(f|l)?stat(at)?(64)?|mknod(at)?|pthread_.*|dl(open|sym|close|error|addr|info|vsym|mopen))$'
+# Functions that EL8's glibc has although this build links them at a newer
+# version.  glibc 2.34 moved libpthread, libdl and librt into libc, each
+# function under the version GLIBC_2.34 (and gave __libc_start_main that
+# version): the libc the programs are linked against keeps the old versions
+# for old programs, so a function with a version up to GLIBC_2.28 there was
+# in 2.28 (pthread_create, dlopen: GLIBC_2.2.5), one whose oldest version is
+# newer was not (pthread_cond_clockwait: GLIBC_2.30).  stat and its kind have
+# no old version: before 2.33 they were inline wrappers of __xstat, allowed
+# by name.
+stat_kind='^((f|l)?stat(at)?(64)?|mknod(at)?)$'
+libc=$(ldd "$top_builddir/partalign" | awk '$1 == "libc.so.6" { print $3 }')
+[ -f "$libc" ] || fail "no libc.so.6 in ldd's list for partalign"
+# "GLIBC_2.2.5" or "(GLIBC_2.2.5)" in objdump -T's second to last field
+objdump -T "$libc" | awk '{ v = NF >= 2 ? $(NF - 1) : ""; gsub(/[()]/, "", v) }
+	v ~ /^GLIBC_[0-9.]+$/ { print $NF, substr(v, 7) }' >"$T_TMP/libc-versions"
+[ -s "$T_TMP/libc-versions" ] || fail "objdump -T $libc: no GLIBC versions"
 
 # check_syms: objdump -T of a program on stdin; prints "newer SYMBOL@TAG_VER"
 # for a symbol newer than EL8's, "uses SYMBOL LIBS" for a symbol that needs
 # LIBS on the link line (alternatives with |)
 check_syms() {
-	awk -v newest="$newest" -v moved="$glibc_moved" '
+	awk -v newest="$newest" -v statkind="$stat_kind" -v libcv="$T_TMP/libc-versions" '
 	function newer(v, max,   a, b, n, m, i) {
 		n = split(v, a, "."); m = split(max, b, ".")
 		for (i = 1; i <= n || i <= m; i++)
@@ -45,12 +58,18 @@ check_syms() {
 		return 0
 	}
 	BEGIN { n = split(newest, kv, " ")
-		for (i = 1; i <= n; i++) { split(kv[i], p, "="); max[p[1]] = p[2] } }
+		for (i = 1; i <= n; i++) { split(kv[i], p, "="); max[p[1]] = p[2] }
+		# in28[SYM]: libc has SYM at a version EL8 has
+		while ((getline l <libcv) > 0) {
+			split(l, f, " ")
+			if (!newer(f[2], max["GLIBC"])) in28[f[1]] = 1
+		}
+	}
 	/\*UND\*/ {
 		sym = $NF; v = $(NF - 1); gsub(/[()]/, "", v)
 		i = index(v, "_"); tag = substr(v, 1, i - 1); ver = substr(v, i + 1)
 		if (i && (tag in max) && newer(ver, max[tag]) &&
-		    !(tag == "GLIBC" && sym ~ moved))
+		    !(tag == "GLIBC" && (sym in in28 || sym ~ statkind)))
 			print "newer " sym "@" v
 		if (sym ~ /^pthread_/) print "uses " sym " -pthread|-lpthread"
 		if (sym ~ /^dl(open|sym|close|error|addr|info|vsym)$/) print "uses " sym " -ldl"

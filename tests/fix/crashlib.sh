@@ -25,7 +25,8 @@
 #               starting with the first or the second one),
 # the disk is reset to the old image and the command runs with the fault.
 # Afterwards `sfdisk -d` must show exactly the old table or exactly the new
-# one, and the new one once the run has ended (what it wrote is durable);
+# one, and the new one once the run has ended (what it wrote is durable),
+# and never a dos sector 0 beside a valid GPT header (two_labels);
 # a GPT made from a dos table gets fresh GUIDs on every run, so there the
 # new table is compared without label-id and PARTUUIDs.  Whenever
 # sfdisk reads a GPT, `sgdisk -p` (gdisk's own reader, which falls back to
@@ -126,6 +127,9 @@ crash_sweep() {
 			fi
 			now=$(table_of "$dev")
 			lab=$(label_of "$dev")
+			# never a dos sector 0 beside a valid GPT header (readers differ)
+			! two_labels "$dev" ||
+				fail "$name: $mode at step $n ($what): a dos table and a valid GPT header on the disk at once"
 			if [ "$now" = "$old" ] && [ "$lab" = "$oldlab" ]; then
 				state=old
 			elif [ "$($cmp_new <<<"$now")" = "$new" ] && [ "$lab" = "$newlab" ]; then

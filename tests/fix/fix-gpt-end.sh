@@ -6,8 +6,9 @@
 # primary header's alternate LBA (read here with od, not with partalign) is
 # the last sector.  A disk smaller than its GPT says is refused, untouched.
 # Shapes: 512-byte and 4096-byte sectors, 256 entries, partitions all on
-# the grain already (only the backup to move), --move-data, and a dos table
-# converted to GPT.
+# the grain already (only the backup to move: plan exits 1, a change to
+# make but no misalignment, where a misaligned grown disk gives 4),
+# --move-data, and a dos table converted to GPT.
 . "$top_srcdir/tests/lib/common.sh"
 . "$top_srcdir/tests/fix/lib.sh"
 need_cmd od
@@ -62,6 +63,14 @@ done
 
 echo "# a grown disk whose partitions are all on the grain"
 d=$(grown aligned 512 'label: gpt\nstart=4096, size=16384, name=a')
+# plan: a change to make, none of it alignment: exit 1, not 4
+sum=$(dev_sum "$d")
+run_pa "$T_TMP/out" "$T_TMP/err" plan -o NUM,ACTION,NOTE "$d"
+expect_rc 1 "plan of a grown aligned disk"
+grep -qF "the disk grew: fix writes the backup GPT at its end" "$T_TMP/out" ||
+	fail "plan, grown aligned: $(cat "$T_TMP/out")"
+assert_eq "1 keep" "$(awk 'NR > 1 { print $1, $2 }' "$T_TMP/out")" "plan, grown aligned: the row"
+assert_eq "$sum" "$(dev_sum "$d")" "the grown aligned disk after plan"
 pa_fix "$d"
 expect_rc 1 "fix of a grown aligned disk"
 end_ok "$d" "grown aligned"

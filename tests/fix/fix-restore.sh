@@ -7,9 +7,25 @@
 # copy of the image on another loop device: same size, same content), the
 # same disk grown to another size, a damaged backup file; no --yes without a
 # tty is a usage error (16).  A second restore is a no-op (exit 0).  GPT and
-# dos on 512-byte sectors, GPT on 4Kn.
+# dos on 512-byte sectors, GPT on 4Kn.  Without its arguments restore says
+# which one is missing, as fix does ("no device given"), and exits 16.
 . "$top_srcdir/tests/lib/common.sh"
 . "$top_srcdir/tests/fix/lib.sh"
+
+# A missing argument is named on the first line of stderr; exit 16.
+missing_arg() {
+	local want=$1
+	shift
+	run_pa "$T_TMP/out" "$T_TMP/err" restore "$@"
+	expect_rc 16 "restore $*"
+	assert_eq "partalign: $want" "$(head -n1 "$T_TMP/err")" "restore $*: the first line"
+	[ ! -s "$T_TMP/out" ] || fail "restore $*: stdout: $(cat "$T_TMP/out")"
+}
+missing_arg "no backup file given"
+missing_arg "no backup file given" --yes
+missing_arg "no device given" --yes "$T_TMP/some.pt"
+missing_arg "unexpected argument 'extra' (restore takes FILE DEVICE)" --yes "$T_TMP/some.pt" /dev/null extra
+echo "ok: restore without its arguments names the one missing"
 
 # round_trip NAME SECTOR SFDISK_SCRIPT
 round_trip() {

@@ -159,3 +159,34 @@ pnode_of() {
 	[ -b "$p" ] || p="$1$2"
 	echo "$p"
 }
+
+# two_labels DEV: true when sector 0 holds a dos table (55 AA, no 0xEE entry)
+# and a GPT header with a valid CRC sits at LBA 1: two labels, which readers
+# take differently (the kernel and libparted dos, gdisk and a GPT-first tool
+# the GPT).  (A lone backup GPT at the end beside a dos table is what a
+# dos -> GPT write has made first; no reader takes it without a primary.)
+# Read here, byte by byte.
+two_labels() {
+	python3 - "$1" "$(cat "/sys/block/${1#/dev/}/queue/logical_block_size")" <<'PY'
+import struct, sys, zlib
+path, ss = sys.argv[1], int(sys.argv[2])
+with open(path, 'rb') as f:
+    f.seek(0, 2)
+    size = f.tell()
+    f.seek(0)
+    s0 = f.read(512)
+    def gpt_at(lba):
+        f.seek(lba * ss)
+        h = bytearray(f.read(512))
+        if h[:8] != b'EFI PART':
+            return False
+        hs = struct.unpack_from('<I', h, 12)[0]
+        if hs < 92 or hs > 512:
+            return False
+        crc = struct.unpack_from('<I', h, 16)[0]
+        struct.pack_into('<I', h, 16, 0)
+        return zlib.crc32(bytes(h[:hs])) & 0xffffffff == crc
+    dos = s0[510:512] == b'\x55\xaa' and all(s0[446 + 16 * i + 4] != 0xee for i in range(4))
+    sys.exit(0 if dos and gpt_at(1) else 1)
+PY
+}

@@ -3,8 +3,10 @@
 # (sha256 of the loop device), the kernel's partitions are unchanged, no
 # backup appears, and under the fault-injection shim not one write or flush
 # reaches a block device.  The JSON rows carry exactly the documented keys.
-# Exit status: 4 when there is something to fix (or refused), 0 when not,
-# OR-ed over several disks; --yes is a usage error for plan.
+# Exit status: 4 when there is something to fix (or refused), 1 when fix
+# would write but move no partition (here: the kernel's partitions differ
+# from an aligned table), 0 when not, OR-ed over several disks; --yes is a
+# usage error for plan.
 . "$top_srcdir/tests/lib/common.sh"
 need_no_sanitizers "the fault shim tests/fix/faultinject.so"
 . "$top_srcdir/tests/fix/lib.sh"
@@ -68,6 +70,17 @@ plan_once blank "$blank" 4
 plan_once blank-new "$blank" 4 --new --name data
 assert_eq "create 1 data" "$(jq -r '.plan[] | "\(.action) \(.num) \(.name)"' "$T_TMP/out")" \
 	"blank --new row"
+
+# the table aligned, the kernel's partitions gone (as after a partx -d):
+# fix would only tell the kernel
+stale=$(mkdisk stale 64M 512 'label: gpt\nstart=4096,size=4096\nstart=8192,size=4096')
+partx -d "$stale"
+plan_once stale "$stale" 1
+assert_eq "keep keep" "$(jq -r '[.plan[].action] | join(" ")' "$T_TMP/out")" "stale: actions"
+assert_eq "the kernel's partitions differ from the table" \
+	"$(jq -r '[.plan[].note] | unique | join(",")' "$T_TMP/out")" "stale: note"
+run_pa "$T_TMP/out" "$T_TMP/err" plan --json "$stale" "$g512"
+expect_rc 5 "plan of a stale and a misaligned disk"
 
 # several disks: the exit bits are OR-ed, every disk gets rows
 sums="$(dev_sum "$g512") $(dev_sum "$ok")"

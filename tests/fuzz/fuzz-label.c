@@ -34,7 +34,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (i = 1; i < n; i++)
 		FZ_ASSERT(ebrs[i] > ebrs[i - 1]);
 	for (num = 0; num <= 130; num += num < 8 ? 1 : 61)
-		if (label_gpt_entry_guids(fz_read, &im, logical, num, type, uuid) == 0)
+		if (label_gpt_entry_guids(fz_read, &im, logical, im.len, num, type,
+					  uuid) == 0)
 			FZ_ASSERT(strlen(type) == 36 && strlen(uuid) == 36);
 	for (num = 0; num <= 5; num++)
 		label_dos_system(fz_read, &im, num);

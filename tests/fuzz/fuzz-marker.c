@@ -1,14 +1,16 @@
 /*
  * The move marker (src/core/marker.c) on a hostile image: marker_find, then,
  * for up to three partition numbers and a move id taken from the first
- * input bytes, marker_originals, marker_set and marker_clear through an
+ * input bytes (each move from where its entry is), marker_originals,
+ * marker_set, marker_reveal (every other input) and marker_clear through an
  * in-memory read/write callback.  GPT CRCs are recomputed first (bit 0 of
  * byte 0 of the rest picks 4096-byte sectors).
  *
  * After marker_set the image must carry a marker that matches the move;
  * after marker_clear, none.  On an image that carried no marker, whose GPT
  * copies (if two) hold the same entry array, and whose last four entries
- * are unused and zero, marker_clear must give back the original bytes.
+ * are unused and zero (dos: whose moved entries have no CHS values, which
+ * the hidden form reuses), marker_clear must give back the original bytes.
  */
 #include "config.h"
 
@@ -36,6 +38,59 @@ static const unsigned char *array_at(const struct fz_image *im, uint32_t logical
 	    eoff > im->len || *len > im->len - eoff || *esize < 128)
 		return NULL;
 	return im->buf + eoff;
+}
+
+/*
+ * Where entry @num is, from the primary GPT array (or the backup's), else
+ * the dos sector: a move's old place must be the entry's for marker_set.
+ */
+static bool entry_place(const struct fz_image *im, uint32_t logical, unsigned int num,
+			uint64_t *from, uint64_t *len)
+{
+	const unsigned char *a;
+	uint64_t alen, last = im->len / logical - 1;
+	uint32_t es;
+
+	a = array_at(im, logical, 1, &alen, &es);
+	if (!a && last)
+		a = array_at(im, logical, last, &alen, &es);
+	if (a) {
+		const unsigned char *e;
+		uint64_t f, l;
+
+		if (num == 0 || (uint64_t)num * es > alen)
+			return false;
+		e = a + (uint64_t)(num - 1) * es;
+		f = get_le64(e + 32);
+		l = get_le64(e + 40);
+		if (f > l || l >= im->len / logical)
+			return false;
+		*from = f * logical;
+		*len = (l - f + 1) * logical;
+		return true;
+	}
+	if (num < 1 || num > 4)
+		return false;
+	*from = (uint64_t)get_le32(im->buf + 446 + 16 * (num - 1) + 8) * logical;
+	*len = (uint64_t)get_le32(im->buf + 446 + 16 * (num - 1) + 12) * logical;
+	return true;
+}
+
+/* dos: a hidden entry keeps its length in the CHS bytes, which clear zeroes. */
+static bool chs_zero(const struct fz_image *im, const struct pa_journal *j)
+{
+	size_t m;
+
+	for (m = 0; m < j->n; m++) {
+		const unsigned char *e;
+
+		if (j->v[m].num < 1 || j->v[m].num > 4)
+			continue;
+		e = im->buf + 446 + 16 * (j->v[m].num - 1);
+		if (e[1] || e[2] || e[3] || e[5] || e[6] || e[7])
+			return false;
+	}
+	return true;
 }
 
 /* Can the round trip be exact on this image?  (See the top of the file.) */
@@ -109,24 +164,35 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	j.v = calloc(3, sizeof(*j.v));
 	if (!j.v)
 		abort();
-	/* the geometry does not matter to the marker, only the numbers */
-	for (i = 0; i < 3 && data[8 + i]; i++)
+	/* each move from where its entry is (when the image says), by 1 to 64 sectors */
+	for (i = 0; i < 3 && data[8 + i]; i++) {
+		uint64_t from = (i + 1) << 20, len = 4096;
+
+		entry_place(&im, io.logical, data[8 + i], &from, &len);
 		j.v[j.n++] = (struct pa_jmove){.num = data[8 + i],
-					       .from = (i + 1) << 20,
-					       .to = ((i + 1) << 20) + 4096,
-					       .len = 4096,
+					       .from = from,
+					       .to = from + (uint64_t)(data[i] % 64 + 1) *
+								io.logical,
+					       .len = len,
 					       .chunk = 4096};
+	}
 	plen = data[11];
 	memset(path, 'j', sizeof(path));
 	path[plen] = '\0';
 
 	if (j.n == 0 || marker_originals(&io, &j) < 0)
 		goto out;
+	exact = exact && chs_zero(&im, &j);
 	rc = marker_set(&io, &j, path);
 	if (rc < 0)
 		goto out;
 	FZ_ASSERT(marker_find(&io, &m) == 1);
-	FZ_ASSERT(marker_matches(&m, &j));
+	FZ_ASSERT(marker_matches(&m, &j) || found == 1);
+	/* what the shadow shows libparted is still marked, and clears the same */
+	if (found == 0 && data[11] & 1) {
+		FZ_ASSERT(marker_reveal(&io) == 0);
+		FZ_ASSERT(marker_find(&io, &m) == 1);
+	}
 	rc = marker_clear(&io, &j);
 	FZ_ASSERT(rc == 0);
 	FZ_ASSERT(marker_find(&io, &m) == 0 || found == 1);

@@ -102,8 +102,19 @@ $(cat "$scr")"
 		assert_eq "$(($(cat "/sys/block/$disk/$p/start") * 512))" \
 			"$(awk -v p="$p" '$1 == p { print $3 }' "$T_TMP/pipe")" "check $d | cat: START of $p"
 	done
-	grep -q 'optimal: the device reports no optimal I/O size; policy: ' "$T_TMP/pipe" ||
-		fail "check $d | cat: the reason is not in full: $(cat "$T_TMP/pipe")"
+	# the reason in full, the failing verdict's clause first as on the terminal
+	grep -q ' misaligned policy: [^;]*; optimal: the device reports no optimal I/O size$' "$T_TMP/pipe" ||
+		fail "check $d | cat: the reason is not in full, its failing clause first: $(cat "$T_TMP/pipe")"
+	# the same order in every format: JSON, pairs
+	run_pa "$T_TMP/json" "$T_TMP/err" check --json "$d"
+	p=$(sysfs_parts "$d" | head -n1)
+	case $(json_get "$p" reason <"$T_TMP/json") in
+	"policy: "*"; optimal: the device reports no optimal I/O size") ;;
+	*) fail "check --json $d: reason of $p: $(json_get "$p" reason <"$T_TMP/json")" ;;
+	esac
+	run_pa "$T_TMP/pairs" "$T_TMP/err" check --pairs -o NAME,REASON "$d"
+	grep -q "^NAME=\"$p\" REASON=\"policy: [^;]*; optimal: " "$T_TMP/pairs" ||
+		fail "check --pairs $d: $(cat "$T_TMP/pairs")"
 	# JSON: start in bytes as before, start-sec in logical sectors
 	run_pa "$T_TMP/json" "$T_TMP/err" check --json "$d"
 	lbs=$(qattr "$d" logical_block_size)
@@ -129,12 +140,20 @@ assert_eq "$p $(($(cat "/sys/block/${B#/dev/}/$p/start") * 512))" \
 	"$(awk -v p="$p" '$1 == p { print $1, $2 }' "$T_TMP/bytes.screen")" "check --bytes on a terminal"
 
 # plan: dos becomes GPT; p1 (at 63) moves to the first 2 MiB boundary, p2
-# (at 100 MiB, on the grain and clear of p1's new place) stays
+# (at 100 MiB, on the grain and clear of p1's new place) stays; the label
+# change, which a BIOS-booted disk or one shared with another OS cannot
+# take, is said on a line of its own below the table
+LABEL_NOTE="$A: dos -> GPT: BIOS boot and dos-only OSes fail (--label keep)"
 term plan plan "$A"
 assert_eq 4 "$T_RC" "plan on a terminal: exit status"
 assert_eq "DISK NUM NAME ACTION OLD-START OLD-SIZE NEW-START NEW-SIZE DESTROYS" \
 	"$(head -1 "$T_TMP/plan.screen" | words)" "plan: heading on the terminal"
-assert_eq 3 "$(wc -l <"$T_TMP/plan.screen")" "plan: lines on the terminal"
+assert_eq 4 "$(wc -l <"$T_TMP/plan.screen")" "plan: lines on the terminal"
+assert_eq "$LABEL_NOTE" "$(tail -n1 "$T_TMP/plan.screen")" "plan: the label change"
+# --label keep: the table stays dos, nothing to say
+term plankeep plan --label keep "$A"
+assert_eq 3 "$(wc -l <"$T_TMP/plankeep.screen")" "plan --label keep: lines on the terminal"
+! grep -q GPT "$T_TMP/plankeep.screen" || fail "plan --label keep: $(cat "$T_TMP/plankeep.screen")"
 lbs=$(qattr "$A" logical_block_size)
 p1=$(sysfs_parts "$A" | sed -n 1p)
 p2=$(sysfs_parts "$A" | sed -n 2p)
@@ -149,6 +168,9 @@ assert_eq "DISK NUM NAME ACTION OLD-START OLD-SIZE NEW-START NEW-SIZE OLD-PHYS O
 	"$(head -1 "$T_TMP/pipe" | words)" "plan | cat: heading"
 assert_eq "$A 1 recreate $((s1 * 512)) 2097152" \
 	"$(awk -v d="$A" '$1 == d && $2 == 1 { print $1, $2, $3, $4, $6 }' "$T_TMP/pipe")" "plan | cat: partition 1 in bytes"
+assert_eq "$LABEL_NOTE" "$(tail -n1 "$T_TMP/pipe")" "plan | cat: the label change"
+run_pa "$T_TMP/pipe" "$T_TMP/err" plan --json "$A"
+assert_eq "dos->gpt" "$(jq -r '[.plan[].label] | unique | join(" ")' "$T_TMP/pipe")" "plan --json: label"
 
 # a refusal, which the terminal table has no column for, is said in full on
 # stderr: a GPT partition filling the disk has no room to move forward

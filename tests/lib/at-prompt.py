@@ -3,20 +3,23 @@
 
     at-prompt.py OUT ANSWER 'SHELL COMMAND' -- PROGRAM ARGS...
 
-Runs PROGRAM on a new pseudo-terminal (its stdin, stdout and stderr), waits
-(30 s at most) until it prints "[y/N]", then runs SHELL COMMAND with sh and
-waits for it, and only then types ANSWER and a newline.  Everything
-PROGRAM printed goes to OUT; the exit status is PROGRAM's (1 more than 255
-never happens: a signal gives 128 + its number).  A failing SHELL COMMAND
-or a prompt that never comes exits 125.  What runs between the prompt and
-the answer is the only thing that can change the disk meanwhile, so the
-race it makes is certain, not timed.
+Runs PROGRAM on a new pseudo-terminal of 80x24 (its stdin, stdout and
+stderr), waits (30 s at most) until it prints "[y/N]", then runs SHELL
+COMMAND with sh and waits for it, and only then types ANSWER and a newline.
+Everything PROGRAM printed goes to OUT; the exit status is PROGRAM's (1
+more than 255 never happens: a signal gives 128 + its number).  A failing
+SHELL COMMAND or a prompt that never comes exits 125.  What runs between the
+prompt and the answer is the only thing that can change the disk meanwhile,
+so the race it makes is certain, not timed.
 """
+import fcntl
 import os
 import pty
 import select
+import struct
 import subprocess
 import sys
+import termios
 import time
 
 
@@ -27,6 +30,8 @@ def main():
     argv = sys.argv[5:]
     pid, fd = pty.fork()
     if pid == 0:
+        # an 80x24 terminal, as an admin's window
+        fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack('HHHH', 24, 80, 0, 0))
         os.execvp(argv[0], argv)
     buf = b''
     deadline = time.monotonic() + 30

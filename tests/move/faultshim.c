@@ -51,6 +51,7 @@
 #include <linux/blkpg.h>
 #include <linux/fs.h>
 #include <sys/ioctl.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/uio.h>

@@ -200,3 +200,41 @@ restore_snapshot() {
 	dd if="$2" of="$1" bs=1M oflag=direct status=none
 	partx -a "$1" 2>/dev/null || partx -u "$1"
 }
+
+# hidden_by_marker DEV ID NUMS...: the disk's own table (read with sfdisk and
+# libblkid, not partalign) hides partitions NUMS for move ID: GPT, each entry's
+# type is zero and its name "partalign-move ID", and the disk GUID is the
+# marker's (DB991ED2-F649-406F-<ID>); dos, each entry has size 0 and type 7f,
+# and the disk signature is ID's low 32 bits; and libblkid (udev, blkid -p,
+# partx, what the kernel's partitions come from at boot) lists none of them.
+# Fails the test, naming what differs.
+hidden_by_marker() {
+	local dev=$1 id=$2 n label
+	shift 2
+	sfdisk --json "$dev" >"$T_TMP/dump.json" || fail "sfdisk --json $dev"
+	partx --show -g -o NR "$dev" >"$T_TMP/partx" 2>/dev/null || true
+	label=$(jq -r .partitiontable.label "$T_TMP/dump.json")
+	for n; do
+		if [ "$label" = gpt ]; then
+			jq -e --arg n "$n" --arg name "partalign-move $id" '.partitiontable.partitions[] |
+				select(.node | test("[^0-9]" + $n + "$")) |
+				select(.type == "00000000-0000-0000-0000-000000000000" and .name == $name)' \
+				"$T_TMP/dump.json" >/dev/null ||
+				fail "partition $n is not hidden for move $id: $(cat "$T_TMP/dump.json")"
+		else
+			jq -e --arg n "$n" '.partitiontable.partitions[] |
+				select(.node | test("[^0-9]" + $n + "$")) | select(.type == "7f" and .size == 0)' \
+				"$T_TMP/dump.json" >/dev/null ||
+				fail "partition $n is not hidden for move $id: $(cat "$T_TMP/dump.json")"
+		fi
+		! grep -qx " *$n" "$T_TMP/partx" ||
+			fail "libblkid still lists partition $n of $dev: $(cat "$T_TMP/partx")"
+	done
+	if [ "$label" = gpt ]; then
+		[ "$(jq -r .partitiontable.id "$T_TMP/dump.json" | tr -d - | tr A-F a-f)" = "db991ed2f649406f$id" ] ||
+			fail "the disk GUID is not move $id's: $(jq -r .partitiontable.id "$T_TMP/dump.json")"
+	else
+		[ "$(jq -r .partitiontable.id "$T_TMP/dump.json")" = "0x${id: -8}" ] ||
+			fail "the disk signature is not move $id's: $(jq -r .partitiontable.id "$T_TMP/dump.json")"
+	fi
+}

@@ -12,13 +12,13 @@ need_no_sanitizers "the fault shim tests/move/faultshim.so"
 . "$top_srcdir/tests/move/lib.sh"
 
 need_shim
-MOVE_TYPE=DB991ED2-F649-406F-B0F6-8BE79B36CD64
 TABLE='label: gpt\nfirst-lba: 34\nstart=63, size=40960, name=data'
 
-# marked DEV: does the disk's own table carry the move marker?
+# marked DEV: does the disk's own table carry the move marker?  (a hidden
+# entry: type zero and a "partalign-move" name, as sfdisk reads it)
 marked() {
 	sfdisk -d "$1" >"$T_TMP/dump" || fail "sfdisk -d $1"
-	grep -qi "type=$MOVE_TYPE" "$T_TMP/dump"
+	grep -qi 'type=00000000-0000-0000-0000-000000000000.*name="partalign-move ' "$T_TMP/dump"
 }
 
 # the_journal: the one journal in $J -> $jf, its move id -> $mid

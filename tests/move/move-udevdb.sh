@@ -1,23 +1,23 @@
 #!/bin/bash
-# check without --probe reads a disk's move marker from udev's database.
-# udev's blkid builtin writes a GPT partition name as blkid_encode_string()
-# gives it, the space of "partalign-move <id>" as "\x20"; check must decode
-# it, or it reports the move without its id and cannot match the marker to
-# a journal.  Two partitions carry the marker; the warning names the first
-# by number.  A third, unmoved, is named "my data": check's PARTLABEL shows
-# it decoded.  A dos disk records the id's low 32 bits as its signature,
-# which udev's partition UUID "<signature>-<number>" starts with: check
-# names those 8 digits.  udev's own entries come from `udevadm test`, in a
-# private mount and PID namespace with a tmpfs on /run and /dev, so the
-# host's database and /dev are never touched.  The disk's table is read by
-# sfdisk.
+# An unfinished move as check sees it when the journal is out of reach.
+# The marker hides the moving partitions (1 and 2) from libblkid, so neither
+# udev nor the kernel has them; a GPT disk's entry in udev's database holds
+# the marked disk GUID (DB991ED2-F649-406F-<move id>), from which check
+# without --probe reads the move and its id, and shows the disk's row and
+# its other partition ("my data", udev's "\x20" decoded) as moving.  A dos
+# disk's marker is in no udev entry: check --probe reads it from the disk's
+# own table and shows the hidden partition at its old start.  Then plan of
+# a copy of the disk from before the move names the marked disk as the one
+# that carries the journal's move.  udev's own entries come from `udevadm
+# test`, in a private mount and PID namespace with a tmpfs on /run and /dev,
+# so the host's database and /dev are never touched.  The disk's table is
+# read by sfdisk and libblkid.
 . "${top_srcdir:-.}/tests/lib/common.sh"
 need_no_sanitizers "the fault shim tests/move/faultshim.so"
 . "$top_srcdir/tests/move/lib.sh"
 
 need_shim
 need_cmd udevadm unshare
-MOVE_TYPE=DB991ED2-F649-406F-B0F6-8BE79B36CD64
 GPT='label: gpt\nfirst-lba: 34\nstart=63, size=40960, name=data\nstart=43008, size=8192, name=more\nstart=53248, size=8192, name="my data"'
 DOS='label: dos\nstart=63, size=40960, type=83\nstart=43008, size=8192, type=83\nstart=53248, size=8192, type=83'
 
@@ -67,39 +67,36 @@ one_case() {
 	mid=${jf%.journal}
 	mid=${mid##*-}
 	d=${dev#/dev/}
-	sfdisk -d "$dev" >"$T_TMP/dump" || fail "sfdisk -d $dev"
 	if [ "$name" = gpt ]; then
 		id=$mid
-		[ "$(grep -ci "type=$MOVE_TYPE.*name=\"partalign-move $mid\"" "$T_TMP/dump")" = 2 ] ||
-			fail "the killed move did not mark partitions 1 and 2 with move $mid: $(cat "$T_TMP/dump")"
 	else
 		id=${mid: -8}
-		grep -qi "^label-id: 0x$id\$" "$T_TMP/dump" &&
-			[ "$(grep -c 'type=7f' "$T_TMP/dump")" = 2 ] ||
-			fail "the killed move did not mark the dos disk with move $mid: $(cat "$T_TMP/dump")"
 	fi
-	# the journal out of reach: only the disk (through udev) tells of the move
-	PARTALIGN_JOURNAL="$T_TMP/empty" ns_pa "$dev" check -o NAME,PARTLABEL "$dev"
-
-	# the case this test is for: udev's entry holds the marker and the id
+	# partitions 1 and 2 hidden: no tool that builds the kernel's or udev's
+	# view lists them
+	hidden_by_marker "$dev" "$mid" 1 2
+	# the journal out of reach: only the disk tells of the move
 	if [ "$name" = gpt ]; then
-		grep -qi "^E:ID_PART_ENTRY_TYPE=$MOVE_TYPE\$" "$T_TMP/db-${d}p1" ||
-			fail "udev's entry of ${d}p1 lacks the marker type: $(cat "$T_TMP/db-${d}p1")"
-		grep -qF 'E:ID_PART_ENTRY_NAME=partalign-move\x20'"$mid" "$T_TMP/db-${d}p1" ||
-			fail "udev's entry of ${d}p1 has no encoded marker name: $(cat "$T_TMP/db-${d}p1")"
-	else
-		grep -qx "E:ID_PART_ENTRY_TYPE=0x7f" "$T_TMP/db-${d}p1" &&
-			grep -qx "E:ID_PART_ENTRY_UUID=$id-01" "$T_TMP/db-${d}p1" ||
-			fail "udev's entry of ${d}p1 lacks the dos marker: $(cat "$T_TMP/db-${d}p1")"
-	fi
-	expect_rc 4 "check through udev's database"
-	expect_err "$dev: an unfinished data move $id is recorded on the disk (partition 1)" \
-		"check through udev's database"
-	if [ "$name" = gpt ]; then
+		# through udev's database: the disk's entry holds the marked disk GUID
+		PARTALIGN_JOURNAL="$T_TMP/empty" ns_pa "$dev" check -o NAME,PARTLABEL,MOVE "$dev"
+		grep -qix "E:ID_PART_TABLE_UUID=db991ed2-f649-406f-${mid:0:4}-${mid:4}" "$T_TMP/db-$d" ||
+			fail "udev's entry of $d lacks the marked disk GUID: $(cat "$T_TMP/db-$d")"
+		[ ! -e "$T_TMP/db-${d}p1" ] && [ ! -e "$T_TMP/db-${d}p2" ] ||
+			fail "udev has entries of the moving partitions: $(ls "$T_TMP"/db-*)"
 		grep -q '\\x' "$T_TMP/out" && fail "check shows udev's encoding: $(cat "$T_TMP/out")"
-		grep -qE "^${d}p3 +my data *\$" "$T_TMP/out" ||
-			fail "check does not show partition 3's name 'my data': $(cat "$T_TMP/out")"
+		grep -qE "^${d}p3 +my data +unfinished *\$" "$T_TMP/out" ||
+			fail "check does not show partition 3 ('my data') of the moving disk: $(cat "$T_TMP/out")"
+	else
+		# a dos marker is in no udev entry: the disk's own table (--probe)
+		PARTALIGN_JOURNAL="$T_TMP/empty" ns_pa "$dev" check --probe -o NAME,START,MOVE "$dev"
+		grep -qE "^${d}p1 +32256 +unfinished *\$" "$T_TMP/out" ||
+			fail "check --probe does not show the hidden partition 1: $(cat "$T_TMP/out")"
 	fi
+	expect_rc 4 "check of the moving disk"
+	expect_err "$dev: an unfinished data move $id is recorded on the disk" \
+		"check of the moving disk"
+	grep -qE "^$d +(.+ +)?unfinished *\$" "$T_TMP/out" ||
+		fail "check has no row of the disk saying the move: $(cat "$T_TMP/out")"
 
 	# plan of the first disk names the copy, whose marker it knows from
 	# udev's database alone; nothing is written to either

@@ -3,14 +3,22 @@
 # HEAD; its version (configure.ac's), file list and modes
 # (expected/deb-files), dependencies, the unit tests (and only them) in
 # dh_auto_test, lintian with no errors; a second build in the same tree,
-# and "debian/rules clean" leaving the tree exactly as cloned.  Then the
-# .deb in a fresh Debian 12 root (debootstrap --variant=minbase, made while
-# the package builds): one "apt install ./partalign_*.deb", and
-# root-checks.sh runs check, plan on a loop disk of this test, the udev
-# rule, man partalign and the completion from the installed files.
-# The root's mounts (its /dev is a tmpfs holding only the test's loop disk
-# and the usual nodes) live in a private mount namespace: nothing of it is
-# visible on the host, and nothing is left when the test ends.
+# and "debian/rules clean" leaving the tree exactly as cloned.  Then a
+# fresh Debian 12 root (debootstrap --variant=minbase, made while the
+# package builds), twice:
+# - in a copy, the README's steps for the Debian package, as written, from
+#   a clean clone: they must give the same files as the build above;
+# - in the root itself, one "apt install ./partalign_*.deb", and
+#   root-checks.sh runs check, plan on a loop disk of this test, the udev
+#   rule, man partalign and the completion from the installed files, then
+#   the README's fleet section, as the installed README says it: the
+#   Ansible collection installed from the package's file, the control node
+#   audited agentless, the report written.
+# Each root is entered with pivot_root (PID 1 of its own PID namespace, the
+# root of its own mount namespace, as a booted machine; not chroot); its
+# mounts (its /dev a tmpfs holding only the test's loop disk and the usual
+# nodes) are private: nothing of it is visible on the host, and nothing is
+# left when the test ends.
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/lib/common.sh"
 . "$top_srcdir/tests/pkg/lib.sh"
 
@@ -70,7 +78,7 @@ udevdir=$(pkg-config --variable=udevdir udev)
 [ -n "$udevdir" ] || fail "pkg-config knows no udevdir"
 dpkg -c "$deb" | awk '$1 !~ /^d/ { p = $6; sub(/^\./, "", p); print $1, $2, p }' |
 	LC_ALL=C sort -k3 >"$T_TMP/files"
-expected deb-files UDEVRULESDIR="$udevdir/rules.d" | LC_ALL=C sort -k3 >"$T_TMP/files.want"
+expected deb-files UDEVRULESDIR="$udevdir/rules.d" VERSION="$V" | LC_ALL=C sort -k3 >"$T_TMP/files.want"
 same_list "dpkg -c" "$T_TMP/files.want" "$T_TMP/files"
 echo "ok: dpkg -c: $(wc -l <"$T_TMP/files") files as expected, the rule in $udevdir/rules.d"
 
@@ -143,20 +151,23 @@ fi
 disk=$(mkdisk rootdisk 64M 512 'label: dos\nstart=63, size=40960, type=83')
 [ -b "${disk}p1" ] || fail "${disk}p1 did not appear"
 
-cp "$deb" "$root/root/"
-cp "$top_srcdir/tests/pkg/root-checks.sh" "$top_srcdir/tests/pkg/complib.sh" "$root/root/"
 # no service starts in this root (udev comes as a Recommends)
 printf '#!/bin/sh\nexit 101\n' >"$root/usr/sbin/policy-rc.d"
 chmod +x "$root/usr/sbin/policy-rc.d"
 cp /etc/resolv.conf "$root/etc/resolv.conf"
+# the copy for the README's build steps, before anything is installed
+timed "copy of the fresh root" cp -a "$root" "$T_TMP/root-build"
 
+# enter-root.sh ROOT DISK CMD...: CMD in ROOT, entered with pivot_root, with
+# DISK (or no disk: "") and its first partition in its /dev
 cat >"$T_TMP/enter-root.sh" <<'EOF'
 set -euo pipefail
 root=$1 disk=$2
 shift 2
 mount --bind "$root" "$root"
 mount -t tmpfs -o mode=0755,size=16m partalign-test-dev "$root/dev"
-cp -a /dev/null /dev/zero /dev/full /dev/random /dev/urandom /dev/tty "$disk" "${disk}p1" "$root/dev/"
+cp -a /dev/null /dev/zero /dev/full /dev/random /dev/urandom /dev/tty "$root/dev/"
+[ -z "$disk" ] || cp -a "$disk" "${disk}p1" "$root/dev/"
 mkdir "$root/dev/pts" "$root/dev/shm"
 ln -s /proc/self/fd "$root/dev/fd"
 ln -s /proc/self/fd/0 "$root/dev/stdin"
@@ -166,8 +177,44 @@ mount --bind /sys "$root/sys"
 mount -o remount,bind,ro "$root/sys"
 mount -t tmpfs partalign-test-run "$root/run"
 mount -t tmpfs partalign-test-tmp "$root/tmp"
-exec unshare --pid --fork --mount-proc="$root/proc" chroot "$root" "$@"
+# the root becomes the root of the (new, private) mount namespace, the
+# host's root is unmounted from it, and CMD runs as PID 1 of a new PID
+# namespace with the root's /proc
+exec unshare --pid --fork --mount-proc="$root/proc" /bin/sh -c \
+	'cd "$1" && pivot_root . . && umount -l . && cd / && shift && exec "$@"' sh "$root" "$@"
 EOF
+
+# --- the README's steps for the Debian package, as written ------------------
+# (the README of the clone: its lines from "**The Debian package**" to
+# dpkg-buildpackage), run by root in the copy of the fresh root, in a clean
+# clone, with no terminal and nothing of this test's environment
+awk -v start='**The Debian package**' -v last='dpkg-buildpackage ' \
+	-f "$top_srcdir/tests/pkg/readme-steps.awk" "$src/README" >"$T_TMP/root-build/root/build-steps.sh" ||
+	fail "README: no Debian package steps ending in dpkg-buildpackage"
+for c in 'apt-get update' 'apt-get build-dep -y ./' 'dpkg-buildpackage -us -uc -b'; do
+	grep -qF -- "$c" "$T_TMP/root-build/root/build-steps.sh" ||
+		fail "README's Debian steps lack '$c': $(cat "$T_TMP/root-build/root/build-steps.sh")"
+done
+pkg_clone "$T_TMP/root-build/root/partalign"
+rc=0
+timed "the README's Debian steps in a fresh root" unshare -m bash "$T_TMP/enter-root.sh" \
+	"$T_TMP/root-build" "" /usr/bin/env -i HOME=/root PATH=/usr/sbin:/usr/bin:/sbin:/bin \
+	/bin/sh -c 'cd /root/partalign && exec /bin/sh -e /root/build-steps.sh' \
+	</dev/null >"$T_TMP/root-build.log" 2>&1 || rc=$?
+[ "$rc" = 0 ] || fail "the README's Debian steps (exit $rc):
+$(cat "$T_TMP/root-build/root/build-steps.sh")
+$(tail -25 "$T_TMP/root-build.log")"
+rdeb=$T_TMP/root-build/root/partalign_${V}_$arch.deb
+[ -f "$rdeb" ] || fail "the README's Debian steps made no ${rdeb##*/}: $(ls "$T_TMP/root-build/root")"
+dpkg -c "$rdeb" | awk '{ p = $6; sub(/^\./, "", p); print $1, $2, p }' | LC_ALL=C sort -k3 >"$T_TMP/rfiles"
+dpkg -c "$deb" | awk '{ p = $6; sub(/^\./, "", p); print $1, $2, p }' | LC_ALL=C sort -k3 >"$T_TMP/hfiles"
+same_list "the README's .deb (dpkg -c)" "$T_TMP/hfiles" "$T_TMP/rfiles"
+echo "ok: the README's Debian steps, as written, in a fresh root: ${rdeb##*/}, the same files"
+rm -rf "$T_TMP/root-build"
+
+cp "$deb" "$root/root/"
+cp "$top_srcdir/tests/pkg/root-checks.sh" "$top_srcdir/tests/pkg/complib.sh" \
+	"$top_srcdir/tests/pkg/readme-steps.awk" "$root/root/"
 rc=0
 timed "install and run in the fresh root" unshare -m bash "$T_TMP/enter-root.sh" "$root" "$disk" \
 	/bin/bash /root/root-checks.sh "/root/${deb##*/}" "$V" "$disk" >"$T_TMP/root.out" 2>&1 || rc=$?

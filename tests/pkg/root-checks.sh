@@ -3,7 +3,8 @@
 # namespace, /dev a private tmpfs with the test's loop disk in it):
 #   root-checks.sh DEB VERSION DISK
 # installs DEB with one "apt install", then uses partalign from the
-# installed files only.  Prints "ok: ..." per check; exits 1 at the first
+# installed files only, and last follows the fleet section of the installed
+# README (readme-steps.awk beside this script).  Prints "ok: ..." per check; exits 1 at the first
 # failure with a "FAIL: ..." line.
 set -euo pipefail
 export LC_ALL=C DEBIAN_FRONTEND=noninteractive PATH=/usr/sbin:/usr/bin:/sbin:/bin
@@ -126,5 +127,47 @@ grep -q '^complete -F _partalign partalign$' <<<"$comp_out" ||
 	fail "completion 'partalign plan -o NEW-S': $(block 4)"
 grep -qw -- "$disk" <<<"$(block 5)" || fail "completion 'partalign plan /dev/lo': $(block 5)"
 echo "ok: completion from the installed file: ch -> check, --o -> --output, -o NA -> NAME, plan -o NEW-S, devices"
+
+# --- the README's fleet section, as the installed README says it: Ansible
+# from Debian, the collection from the package's file, this machine audited
+# as a host with nothing installed, the report written ----------------------
+zcat /usr/share/doc/partalign/README.gz |
+	awk -v start='The fleet: Ansible' -v last='cat partalign-fleet-report.txt' \
+		-f /root/readme-steps.awk >/tmp/fleet-steps.sh ||
+	fail "the installed README has no fleet recipe ending in 'cat partalign-fleet-report.txt'"
+for c in 'apt-get install -y ansible-core' \
+	'ansible-galaxy collection install /usr/share/partalign/partalign-fleet-' \
+	'ansible_connection: local' 'partalign_agentless: true' \
+	'ansible-playbook -i inventory.yml partalign.fleet.audit'; do
+	grep -qF -- "$c" /tmp/fleet-steps.sh || fail "the README's fleet recipe lacks '$c': $(cat /tmp/fleet-steps.sh)"
+done
+if grep -n 'contrib/\|ansible/roles\|tests/' /tmp/fleet-steps.sh; then
+	fail "the README's fleet recipe refers to the source tree"
+fi
+mkdir /root/fleet
+rc=0
+# as root in a login session, whose locale a Debian 12 install sets (this
+# root has none): nothing else of this script's environment
+(cd /root/fleet && env -i HOME=/root PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 \
+	/bin/sh -e /tmp/fleet-steps.sh </dev/null >/tmp/fleet.out 2>&1) || rc=$?
+[ "$rc" = 0 ] || fail "the README's fleet recipe (exit $rc): $(tail -30 /tmp/fleet.out)"
+LANG=C.UTF-8 LC_ALL=C.UTF-8 ansible-galaxy collection list partalign.fleet 2>/dev/null |
+	grep -Eq "^partalign\.fleet +$version *\$" ||
+	fail "partalign.fleet $version is not installed: $(LC_ALL=C.UTF-8 ansible-galaxy collection list 2>&1)"
+ls /root/.ansible/collections/ansible_collections/partalign/fleet/roles/audit/files/partalign-unpack >/dev/null ||
+	fail "the collection is not in /root/.ansible/collections"
+report=/root/fleet/partalign-fleet-report.txt
+[ -f "$report" ] || fail "no $report: $(tail -20 /tmp/fleet.out)"
+cat "$report"
+grep -Eqx "localhost: [0-9]+ misaligned of [0-9]+ checked, from a collection" "$report" ||
+	fail "the report's line for localhost: $(grep '^localhost' "$report")"
+grep -Eqx "  $disk""p1 +ok +n/a +misaligned" "$report" || fail "the report does not list ${disk}p1 as misaligned"
+grep -A1 -x "  $disk""p1 .*" "$report" | grep -q '^    .*policy: 32256 B past a 2 MiB boundary' ||
+	fail "the report gives no reason below ${disk}p1"
+tail -n 1 "$report" | grep -Eqx 'fleet: 1 host, 1 with findings, [0-9]+ misaligned partitions?' ||
+	fail "the report's summary: $(tail -n 1 "$report")"
+grep -qF "$(tail -n 1 "$report")" /tmp/fleet.out || fail "the recipe's last command did not show the report"
+if awk 'length > 100 { exit 1 }' "$report"; then :; else fail "a report line is wider than 100 columns"; fi
+echo "ok: the README's fleet section: ansible-core $(dpkg-query -W -f='${Version}' ansible-core), partalign.fleet $version from /usr/share/partalign, localhost audited agentless, $report"
 
 echo "ok: all checks in the fresh root"

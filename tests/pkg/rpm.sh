@@ -50,11 +50,11 @@ assert_eq "partalign-$V.tar.gz" "$(rpm -qlp "$srpm" | grep '\.tar\.gz$')" "sourc
 rpm -qlp "$srpm" | grep -x partalign.spec >/dev/null || fail "source RPM has no partalign.spec"
 
 # --- the file list (build-id links are rpm's own; a compressed man page is
-# the build host's brp-compress) -------------------------------------------
-rpm -qlp "$rpmf" | grep -v '^/usr/lib/\.build-id' | sed 's/\.\(gz\|bz2\|xz\|zst\)$//' |
+# the build host's brp-compress; the collection's tarball is .tar.gz) ------
+rpm -qlp "$rpmf" | grep -v '^/usr/lib/\.build-id' | sed 's|^\(/usr/share/man/.*\)\.\(gz\|bz2\|xz\|zst\)$|\1|' |
 	LC_ALL=C sort >"$T_TMP/qlp"
 rpm -qp --qf '[%{FILEMODES:perms} %{FILEUSERNAME} %{FILEGROUPNAME} %{FILENAMES}\n]' "$rpmf" |
-	grep -v ' /usr/lib/\.build-id' | sed 's/\.\(gz\|bz2\|xz\|zst\)$//' |
+	grep -v ' /usr/lib/\.build-id' | sed 's| \(/usr/share/man/.*\)\.\(gz\|bz2\|xz\|zst\)$| \1|' |
 	LC_ALL=C sort -k4 >"$T_TMP/files"
 expected rpm-files VERSION="$V" | LC_ALL=C sort -k4 >"$T_TMP/files.want"
 same_list "rpm -qp file modes" "$T_TMP/files.want" "$T_TMP/files"

@@ -85,6 +85,10 @@ for pair in "DATA1 $D1" "DATA2 $D2" "DATA3 $D3" "DATA4 $D4"; do
 		fail "$1: the rule does not match partitions only: $rule"
 done
 assert_eq 4 "$(grep -c 'SYMLINK+="oracleasm/' "$RULES")" "rules in the file"
+# the header names the configuration the file is made from, and how to redo it
+assert_eq "# Written by partalign provision from $(realpath "$T_TMP/asm.conf")
+# Do not edit: change that configuration and run partalign provision again." \
+	"$(sed -n 2,3p "$RULES")" "the rules file's header"
 assert_eq 4 "$(jq '.disks | length' "$T_TMP/out.json")" "disks in the summary"
 rule_for "$RULES" DATA2 | grep 'OWNER="oracle", GROUP="asmadmin", MODE="0640"' >/dev/null ||
 	fail "DATA2: owner=/mode= not applied: $(rule_for "$RULES" DATA2)"

@@ -3,8 +3,9 @@
 # test writes from the public kfed layout: ASMLib-labelled members named by
 # their label, a member without a label by its ASM disk name, an ASMLib
 # label without a header (PROVISIONED) by the label, a FORMER disk not at
-# all; each rule keyed on the partition's PARTUUID as sfdisk reports it.
-# --dry-run prints the file and its diff and writes nothing; --root writes
+# all; each rule keyed on the partition's PARTUUID as sfdisk reports it, the
+# file's header saying it was made --from-asm.  --dry-run prints its diff
+# and writes nothing; --root writes
 # it into a directory tree (exactly the file expected), and a rerun changes
 # nothing.  One ASM disk seen through two loop devices over one image (two
 # paths to one LUN) is refused, naming both, nothing written; naming a disk
@@ -41,8 +42,9 @@ assert_eq "FRA1 oracleasm" "$(blkid -p -o value -s LABEL -s TYPE "${A}p2" | past
 	"${A}p2: blkid -p"
 
 HEAD='# Oracle ASM disks: /dev/oracleasm/NAME with the owner, group and mode ASM needs.
-# Written by partalign rules from the devices it found.  Do not edit: change
-# the map and run partalign rules again.'
+# Written by partalign rules --from-asm from the Oracle ASM disk headers.
+# Do not edit: run partalign rules --from-asm again (a disk left out loses
+# its rule).'
 rule() { # NAME UUID PARTNO
 	printf '\n# %s: partition %s (10 MiB) of a 64 MiB loop device\n' "$1" "$3"
 	printf 'ACTION=="add|change", SUBSYSTEM=="block", ENV{DEVTYPE}=="partition", ENV{ID_PART_ENTRY_UUID}=="%s", SYMLINK+="oracleasm/%s", OWNER="grid", GROUP="asmadmin", MODE="0660", OPTIONS:="nowatch"\n' "$2" "$1"
@@ -68,17 +70,15 @@ err_has() {
 	grep -qF -- "$1" "$T_TMP/err" || fail "stderr lacks '$1': $(cat "$T_TMP/err")"
 }
 
-# --- --dry-run: the file, the diff, what each disk is named after ------------
+# --- --dry-run: the diff, what each disk is named after ----------------------
 run 1 --from-asm --dry-run --root "$ROOT" "$A"
 {
-	cat "$T_TMP/want"
-	echo
 	echo '--- /dev/null'
 	echo "+++ $OUT"
 	echo "@@ -0,0 +1,$(wc -l <"$T_TMP/want") @@"
 	sed 's/^/+/' "$T_TMP/want"
 } >"$T_TMP/want-dry"
-diff -u "$T_TMP/want-dry" "$T_TMP/out" >&2 || fail "--from-asm --dry-run: not the file and diff expected"
+diff -u "$T_TMP/want-dry" "$T_TMP/out" >&2 || fail "--from-asm --dry-run: not the diff expected"
 [ ! -e "$OUT" ] || fail "--dry-run wrote $OUT"
 err_has "${A}p1: ASM disk DATA_0000 of DATA (MEMBER): named DATA1 (its ASMLib label)"
 err_has "${A}p3: ASM disk DATA_0002 of DATA (MEMBER): named DATA_0002 (its ASM disk name)"

@@ -33,7 +33,7 @@ out=$("$PARTALIGN" udev "/dev/${d}p2")
 assert_eq "PARTALIGN_PHYSICAL=ok
 PARTALIGN_OPTIMAL=n/a
 PARTALIGN_POLICY=misaligned
-PARTALIGN_REASON='optimal: the device reports no optimal I/O size; policy: 17 KiB past a 2 MiB boundary'" "$out" "misaligned partition"
+PARTALIGN_REASON='policy: 17 KiB past a 2 MiB boundary; optimal: the device reports no optimal I/O size'" "$out" "misaligned partition"
 out=$("$PARTALIGN" udev --align 1KiB "${d}p2")
 assert_eq "PARTALIGN_POLICY=ok" "$(echo "$out" | grep POLICY)" "--align"
 # a shell can eval it

@@ -270,10 +270,68 @@ static void test_spec_parse(void **state)
 
 /* ---- rules per kind of device ----------------------------------------- */
 
+/* the header of a set made from --disk (an origin all empty) */
 static const char header[] =
     "# Oracle ASM disks: /dev/oracleasm/NAME with the owner, group and mode ASM needs.\n"
-    "# Written by partalign rules from the devices it found.  Do not edit: change\n"
-    "# the map and run partalign rules again.\n";
+    "# Written by partalign rules --disk NAME=DEVICE from the devices named.\n"
+    "# Do not edit: run partalign rules again with a --disk for every ASM disk\n"
+    "# (a disk left out loses its rule).\n";
+
+/* The header says how the file was made, so that "do not edit" is true. */
+static void test_header_origin(void **state)
+{
+	struct rules_set s = {0};
+	char *text;
+
+	(void)state;
+	text = rules_text(&s);
+	assert_string_equal(text, header);
+	free(text);
+
+	s.origin = (struct rules_origin){.map = "/etc/partalign/asm.map", .nmaps = 1};
+	text = rules_text(&s);
+	assert_string_equal(
+	    text + strcspn(text, "\n") + 1,
+	    "# Written by partalign rules from the map /etc/partalign/asm.map\n"
+	    "# Do not edit: change the map and run 'partalign rules --map "
+	    "/etc/partalign/asm.map' again.\n");
+	free(text);
+
+	s.origin.disks = true;
+	text = rules_text(&s);
+	assert_string_equal(
+	    text + strcspn(text, "\n") + 1,
+	    "# Written by partalign rules from the map /etc/partalign/asm.map and "
+	    "--disk\n"
+	    "# Do not edit: run partalign rules again with the same maps and --disk\n"
+	    "# (a disk left out loses its rule).\n");
+	free(text);
+
+	s.origin = (struct rules_origin){.config = "/etc/partalign/asm-disks.conf"};
+	text = rules_text(&s);
+	assert_string_equal(text + strcspn(text, "\n") + 1,
+			    "# Written by partalign provision from "
+			    "/etc/partalign/asm-disks.conf\n"
+			    "# Do not edit: change that configuration and run partalign "
+			    "provision again.\n");
+	free(text);
+
+	s.origin = (struct rules_origin){.asm_headers = true};
+	text = rules_text(&s);
+	assert_string_equal(text + strcspn(text, "\n") + 1,
+			    "# Written by partalign rules --from-asm from the Oracle ASM "
+			    "disk headers.\n"
+			    "# Do not edit: run partalign rules --from-asm again (a disk "
+			    "left out loses\n# its rule).\n");
+	free(text);
+
+	/* a path cannot end the comment and smuggle a rule in */
+	s.origin = (struct rules_origin){.map = "/tmp/x\nRUN+=\"/bin/sh\"\r", .nmaps = 1};
+	text = rules_text(&s);
+	assert_contains(text, "from the map /tmp/x?RUN+=\"/bin/sh\"?\n");
+	assert_int_equal(strstr(text, "\nRUN"), NULL);
+	free(text);
+}
 
 static void test_gpt_partition(void **state)
 {
@@ -984,6 +1042,7 @@ int main(void)
 	    cmocka_unit_test(test_diff),
 	    cmocka_unit_test(test_claims),
 	    cmocka_unit_test(test_links_and_dbfiles),
+	    cmocka_unit_test(test_header_origin),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,6 +1,6 @@
 #!/bin/bash
-# partalign rules, the write path on real loop partitions: --dry-run (the
-# file and an exact diff, nothing written), the first write, a rerun that
+# partalign rules, the write path on real loop partitions: --dry-run (an
+# exact diff, the file not printed twice, nothing written), the first write, a rerun that
 # changes nothing (same bytes, inode and mtime), crashes at each step of the
 # atomic replace (the old or the new file, never a part), refusals (data on
 # the partition, no usable ID, a whole disk with a table, a link as output),
@@ -32,22 +32,35 @@ mkdir -p "$ETC"
 printf 'DATA1 %s\nDATA2 %s\n' "${A}p1" "${A}p2" >"$T_TMP/map2"
 printf 'DATA1 %s\n' "${A}p1" >"$T_TMP/map1"
 
-HEAD='# Oracle ASM disks: /dev/oracleasm/NAME with the owner, group and mode ASM needs.
-# Written by partalign rules from the devices it found.  Do not edit: change
-# the map and run partalign rules again.'
+# The header says how the file was made, and so how to change it: from a
+# map (by its real path), or from --disk (every disk named again)
+head_map() {
+	echo '# Oracle ASM disks: /dev/oracleasm/NAME with the owner, group and mode ASM needs.'
+	echo "# Written by partalign rules from the map $1"
+	echo "# Do not edit: change the map and run 'partalign rules --map $1' again."
+}
+HEAD_DISK='# Oracle ASM disks: /dev/oracleasm/NAME with the owner, group and mode ASM needs.
+# Written by partalign rules --disk NAME=DEVICE from the devices named.
+# Do not edit: run partalign rules again with a --disk for every ASM disk
+# (a disk left out loses its rule).'
 rule() { # NAME UUID PARTNO
 	printf '\n# %s: partition %s (10 MiB) of a 64 MiB loop device\n' "$1" "$3"
 	printf 'ACTION=="add|change", SUBSYSTEM=="block", ENV{DEVTYPE}=="partition", ENV{ID_PART_ENTRY_UUID}=="%s", SYMLINK+="oracleasm/%s", OWNER="grid", GROUP="asmadmin", MODE="0660", OPTIONS:="nowatch"\n' "$2" "$1"
 }
 {
-	echo "$HEAD"
+	head_map "$(realpath "$T_TMP/map2")"
 	rule DATA1 "$U1" 1
 	rule DATA2 "$U2" 2
 } >"$T_TMP/want2"
 {
-	echo "$HEAD"
+	head_map "$(realpath "$T_TMP/map1")"
 	rule DATA1 "$U1" 1
 } >"$T_TMP/want1"
+{
+	echo "$HEAD_DISK"
+	rule DATA1 "$U1" 1
+	rule DATA2 "$U2" 2
+} >"$T_TMP/want2disk"
 
 # run EXPECTED_RC ARGS...: partalign rules, stdout/stderr in $T_TMP/out, err
 run() {
@@ -71,11 +84,9 @@ crash() {
 		>/dev/null 2>&1
 }
 
-# --- dry run of a new file: the file, then a diff from /dev/null --------------
+# --- dry run of a new file: the diff from /dev/null, the file once -----------
 run 1 --map "$T_TMP/map2" --output "$OUT" --dry-run
 {
-	cat "$T_TMP/want2"
-	echo
 	echo '--- /dev/null'
 	echo "+++ $OUT"
 	echo '@@ -0,0 +1,9 @@'
@@ -99,16 +110,28 @@ assert_eq "$before" "$(fstate "$OUT")" "inode, mtime and size after the rerun"
 cmp -s "$T_TMP/want2" "$OUT" || fail "content changed on the rerun"
 run 0 --map "$T_TMP/map2" --output "$OUT" --no-reload --quiet
 [ ! -s "$T_TMP/out" ] || fail "--quiet printed: $(cat "$T_TMP/out")"
-# the same map in another order, from --disk: the same bytes
-run 0 --disk "DATA2=${A}p2" --disk "DATA1=${A}p1" --output "$OUT" --no-reload
+# the same map in another order, from --disk: the same rules, the header
+# of --disk; again: unchanged
+run 1 --disk "DATA2=${A}p2" --disk "DATA1=${A}p1" --output "$OUT" --no-reload
+cmp -s "$T_TMP/want2disk" "$OUT" || fail "file from --disk: $(diff -u "$T_TMP/want2disk" "$OUT")"
+run 0 --disk "DATA1=${A}p1" --disk "DATA2=${A}p2" --output "$OUT" --no-reload
 out_has unchanged
+# the map by another name of the same file: its real path, unchanged
+run 1 --map "$T_TMP/map2" --output "$OUT" --no-reload
+(cd "$T_TMP" && run 0 --map ./map2 --output "$OUT" --no-reload)
+before=$(fstate "$OUT")
 
 # --- dry run of a change: an exact diff, nothing written ----------------------
 run 1 --map "$T_TMP/map1" --output "$OUT" --dry-run
 cat >"$T_TMP/want-diff" <<EOF
 --- $OUT
 +++ $OUT
-@@ -4,6 +4,3 @@
+@@ -1,9 +1,6 @@
+ # Oracle ASM disks: /dev/oracleasm/NAME with the owner, group and mode ASM needs.
+-# Written by partalign rules from the map $(realpath "$T_TMP/map2")
+-# Do not edit: change the map and run 'partalign rules --map $(realpath "$T_TMP/map2")' again.
++# Written by partalign rules from the map $(realpath "$T_TMP/map1")
++# Do not edit: change the map and run 'partalign rules --map $(realpath "$T_TMP/map1")' again.
  
  # DATA1: partition 1 (10 MiB) of a 64 MiB loop device
  ACTION=="add|change", SUBSYSTEM=="block", ENV{DEVTYPE}=="partition", ENV{ID_PART_ENTRY_UUID}=="$U1", SYMLINK+="oracleasm/DATA1", OWNER="grid", GROUP="asmadmin", MODE="0660", OPTIONS:="nowatch"
@@ -116,8 +139,7 @@ cat >"$T_TMP/want-diff" <<EOF
 -# DATA2: partition 2 (10 MiB) of a 64 MiB loop device
 -ACTION=="add|change", SUBSYSTEM=="block", ENV{DEVTYPE}=="partition", ENV{ID_PART_ENTRY_UUID}=="$U2", SYMLINK+="oracleasm/DATA2", OWNER="grid", GROUP="asmadmin", MODE="0660", OPTIONS:="nowatch"
 EOF
-tail -n +8 "$T_TMP/out" >"$T_TMP/got-diff"
-cmp -s "$T_TMP/want-diff" "$T_TMP/got-diff" || fail "dry-run diff: $(diff -u "$T_TMP/want-diff" "$T_TMP/got-diff")"
+cmp -s "$T_TMP/want-diff" "$T_TMP/out" || fail "dry-run diff: $(diff -u "$T_TMP/want-diff" "$T_TMP/out")"
 assert_eq "$before" "$(fstate "$OUT")" "file after a dry run"
 
 # --- crashes during the atomic replace ----------------------------------------
@@ -242,7 +264,7 @@ assert_eq 1 "$(cat "$T_TMP/rc-proc")" "chroot: $(cat "$T_TMP/err2")"
 grep -qF "running in a chroot: udev not triggered; the rules apply at the next boot" \
 	"$T_TMP/out2" || fail "chroot not detected: $(cat "$T_TMP/out2")"
 grep -q udevadm "$T_TMP/err" "$T_TMP/err2" && fail "udevadm was run in the chroot"
-cmp -s "$T_TMP/want2" "$C/etc/udev/rules.d/99-oracle-asmdevices.rules" ||
-	fail "chroot file: $(diff -u "$T_TMP/want2" "$C/etc/udev/rules.d/99-oracle-asmdevices.rules")"
+cmp -s "$T_TMP/want2disk" "$C/etc/udev/rules.d/99-oracle-asmdevices.rules" ||
+	fail "chroot file: $(diff -u "$T_TMP/want2disk" "$C/etc/udev/rules.d/99-oracle-asmdevices.rules")"
 assert_eq "$host_before" "$(ls -la /etc/udev/rules.d)" "the host's rules directory after the chroot"
 echo "PASS: dry run, idempotency, atomic replace, refusals, --root, chroot"

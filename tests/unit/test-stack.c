@@ -231,7 +231,7 @@ static void test_striped_lv(void **state)
 			"the 4 KiB physical sector and minimum I/O of vdb (the segment "
 			"lands at 2097664 B)");
 	advise(d, 5, 4, &v, fix, sizeof(fix));
-	assert_string_equal(fix, "partalign-apply plan /dev/vdb");
+	assert_string_equal(fix, "partalign plan /dev/vdb");
 
 	/* both at 1 MiB: 2 MiB on each disk, all ok */
 	d[3].offset = 1 * MiB;
@@ -404,7 +404,7 @@ static void test_lv_on_md_on_partitions(void **state)
 	assert_int_equal(v.blame, PA_TERM_PART_START);
 	assert_int_equal(v.blame_dev, 4);
 	advise(d, 8, 7, &v, fix, sizeof(fix));
-	assert_string_equal(fix, "partalign-apply plan /dev/vdb");
+	assert_string_equal(fix, "partalign plan /dev/vdb");
 }
 
 /*

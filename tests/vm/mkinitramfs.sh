@@ -54,7 +54,7 @@ modules=(crc64_rocksoft_generic t10-pi sd_mod virtio_pci virtio_blk virtio_scsi 
 	md_mod raid0 raid456 dm_crypt xts algif_skcipher)
 # Programs from the host, by name; every one is required.
 programs=(busybox udevadm sfdisk partx lsblk blkid wipefs blockdev dmsetup jq
-	lvm mdadm cryptsetup mkfs.xfs xfs_db mke2fs dumpe2fs)
+	lvm mdadm cryptsetup mkfs.xfs xfs_db mke2fs dumpe2fs e2fsck)
 # udev helpers the storage rules run (60-persistent-storage.rules).
 udev_helpers=(scsi_id ata_id)
 # Optional programs: in the guest when the host has them.
@@ -126,6 +126,9 @@ done
 for h in "${udev_helpers[@]}"; do
 	add_elf "/usr/lib/udev/$h"
 done
+# util-linux mount beside busybox's: it finds UUID= and LABEL= as fstab and
+# systemd do (libblkid, udev's /dev/disk/by-uuid links)
+add_elf "$(which_host mount)" /usr/sbin/mount.util-linux
 for p in "${optional_programs[@]}"; do
 	if command -v "$p" >/dev/null 2>&1; then
 		add_elf "$(command -v "$p")"

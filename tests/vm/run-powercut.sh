@@ -5,16 +5,20 @@
 # appears, or wSECTORS: once that many sectors have been written to the data
 # disk since then):
 #   host    a 128 MiB 512e data image with two GPT partitions at misaligned
-#           starts, filled with deterministic pseudo-random bytes whose
-#           sha256 is recorded, and a 64 MiB ext4 image for the journal
+#           starts, each an ext4 file system of its own UUID holding files of
+#           deterministic pseudo-random bytes (mkfs.ext4 -d), whose sha256 is
+#           recorded, and a 64 MiB ext4 image for the journal
 #   boot 1  powercut/10-cut.sh starts the move; when it prints @@CUT the host
 #           kills qemu with SIGKILL (the guest's caches and any request qemu
 #           has not yet passed to the host are lost)
-#   boot 2  powercut/20-resume.sh: the journal survived, check reports the
+#   boot 2  powercut/20-resume.sh: the reboot's kernel and udev have no
+#           partition over the moving data, so mounting by UUID (as fstab
+#           would) finds nothing; the journal survived, check reports the
 #           unfinished move, `partalign resume` finishes it, the partitions
-#           are aligned with identical content
-#   host    reads the image's table and hashes each partition at its new
-#           start, independently of the guest
+#           are on the 2 MiB grain with identical content and mount by UUID
+#   host    reads the image's table, hashes each partition at its new start
+#           and checks its file system (e2fsck -fn), independently of the
+#           guest
 # Drives use cache=none (O_DIRECT on the host side, guest flushes honoured).
 # Exit status as run-vm.sh: 0 passed, 1 failed, 77 skipped, 99 harness error.
 #
@@ -32,7 +36,7 @@ vm_prefix=vm-powercut
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=runlib.sh
 . "$here/runlib.sh"
-for t in sfdisk mkfs.ext4 openssl sha256sum cpio modprobe truncate; do
+for t in sfdisk mkfs.ext4 e2fsck openssl sha256sum cpio modprobe truncate; do
 	command -v "$t" >/dev/null || skip "$t not found"
 done
 [ -x "$partalign" ] || error "$partalign is not built"
@@ -103,8 +107,17 @@ make_images() {
 	for p in $parts; do
 		i=$((i + 1))
 		start=${p%%:*} size=${p##*:}
-		openssl enc -aes-128-ctr -nosalt -pass "pass:partalign-powercut-$i" \
-			-pbkdf2 -out "$run/p$i.bin" < <(head -c $((size * 512)) /dev/zero)
+		# an ext4 file system of its own UUID, files of pseudo-random bytes
+		rm -rf "$run/files" && mkdir -p "$run/files"
+		for f in 1 2 3 4; do
+			openssl enc -aes-128-ctr -nosalt -pass "pass:partalign-powercut-$i-$f" \
+				-pbkdf2 -out "$run/files/f$f" < <(head -c $((size * 512 / 8)) /dev/zero)
+		done
+		uuids[i]=$(printf '5a5a%04x-0000-4000-8000-00000000000%x' "$i" "$i")
+		truncate -s $((size * 512)) "$run/p$i.bin"
+		mkfs.ext4 -q -F -d "$run/files" -U "${uuids[i]}" -L "pcut$i" "$run/p$i.bin" ||
+			error "mkfs.ext4 -d of partition $i"
+		rm -rf "$run/files"
 		sums[i]=$(sha256sum <"$run/p$i.bin" | cut -d' ' -f1)
 		dd if="$run/p$i.bin" of="$img" bs=512 seek="$start" conv=notrunc status=none
 		rm -f "$run/p$i.bin"
@@ -192,7 +205,7 @@ for delay in ${VM_CUT_DELAYS:-0 w32768 w81920}; do
 	i=0
 	for p in $parts; do
 		i=$((i + 1))
-		append+=" vm.sum$i=${sums[i]}"
+		append+=" vm.sum$i=${sums[i]} vm.uuid$i=${uuids[i]}"
 	done
 	echo "===== powercut delay $delay: boot 2" >>"$workdir/powercut-console.log"
 	boot "$run/resume.cpio" "$append"
@@ -205,14 +218,24 @@ for delay in ${VM_CUT_DELAYS:-0 w32768 w81920}; do
 	i=0
 	while read -r start size; do
 		i=$((i + 1))
-		got=$(dd if="$run/data.img" bs=512 skip="$start" count="$size" status=none | sha256sum | cut -d' ' -f1)
-		if [ $((start % 8)) = 0 ] && [ "$got" = "${sums[i]:-}" ]; then
+		dd if="$run/data.img" of="$run/part.img" bs=512 skip="$start" count="$size" status=none
+		got=$(sha256sum <"$run/part.img" | cut -d' ' -f1)
+		# the move's target: the 2 MiB grain (4096 sectors), not only 4 KiB
+		if [ $((start % 4096)) = 0 ] && [ "$got" = "${sums[i]:-}" ]; then
 			echo "PASS: powercut/$delay/host-p$i partition $i at $start, content identical"
 			pass=$((pass + 1))
 		else
 			echo "FAIL: powercut/$delay/host-p$i partition $i at $start, sha256 $got, expected ${sums[i]:-?}"
 			fail=$((fail + 1))
 		fi
+		if e2fsck -fn "$run/part.img" >"$run/fsck.out" 2>&1; then
+			echo "PASS: powercut/$delay/host-fsck$i e2fsck -fn of partition $i is clean"
+			pass=$((pass + 1))
+		else
+			echo "FAIL: powercut/$delay/host-fsck$i e2fsck -fn of partition $i: $(tr '\n' ' ' <"$run/fsck.out")"
+			fail=$((fail + 1))
+		fi
+		rm -f "$run/part.img"
 	done < <(sfdisk -d "$run/data.img" | sed -n 's/.*start= *\([0-9]*\), size= *\([0-9]*\).*/\1 \2/p')
 	[ "$i" = 2 ] || { echo "FAIL: powercut/$delay/host-table $i partitions in the image"; fail=$((fail + 1)); }
 	echo "vm-powercut: delay $delay: boot 1 ${t1}s, boot 2 $((SECONDS - t0 - t1))s"

@@ -76,10 +76,12 @@ if [ -n "$cutwrite" ]; then
 	done
 	point="$(($(written) - base)) sectors written to $data (cut at $cutwrite)"
 elif [ "$delay" = 0 ]; then
-	# partition 1's type as the disk has it now (sfdisk reads the device)
+	# the disk's GUID as its table has it now (sfdisk reads the device): the
+	# marker's once the move's entries are hidden
 	i=0
 	while kill -0 $pid 2>/dev/null &&
-		! sfdisk --part-type "/dev/$data" 1 2>/dev/null | grep -qi '^DB991ED2-F649-406F-B0F6-8BE79B36CD64$'; do
+		! sfdisk --json "/dev/$data" 2>/dev/null | jq -r .partitiontable.id |
+		grep -qi '^DB991ED2-F649-406F-'; do
 		i=$((i + 1))
 		if [ $i -ge 2000 ]; then
 			stuck 100

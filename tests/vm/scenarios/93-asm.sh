@@ -118,7 +118,7 @@ fi
 # shellcheck disable=SC2086
 partalign rules --from-asm --dry-run --output /tmp/asm.rules $devs >/tmp/asm-rules.out 2>/tmp/asm-rules.err
 rc=$?
-n=$(grep -c '^ACTION==' /tmp/asm-rules.out)
+n=$(grep -c '^+ACTION==' /tmp/asm-rules.out)
 if [ "$rc" = 1 ] && [ "$n" = 1 ] &&
 	grep -qF "ENV{DM_UUID}==\"mpath-$wwid\", SYMLINK+=\"oracleasm/MPDATA_0000\"" /tmp/asm-rules.out; then
 	vm_pass "$label/rules" "rules --from-asm: one rule, MPDATA_0000 on DM_UUID mpath-$wwid"

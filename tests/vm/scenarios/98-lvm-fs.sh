@@ -345,7 +345,7 @@ base=$(($(pstart "$p2") + pe_a))
 po=$((payload))
 while [ $(((base + po) % grain)) != 0 ]; do po=$((po + 512)); done
 want_cr="cryptsetup luksFormat --offset $((po / 512)) NEWDEV (payload at $(size "$po"); copy the data over)"
-want_str="partalign-apply plan /dev/$d"
+want_str="partalign plan /dev/$d"
 for spec in "pa98p-pe|$want_pe" "pa98a-a2|$want_a2" "pa98crypt|$want_cr" "pa98s-str|$want_str" "pa98a-a1|"; do
 	n=${spec%%|*} want=${spec#*|}
 	h0=$(sha256sum <"/dev/mapper/$n")
