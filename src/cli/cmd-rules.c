@@ -729,8 +729,8 @@ static void warn_all(const struct opts *o, const struct rules_set *set,
 static int run_map(const struct opts *op, const struct rules_map *given)
 {
 	const struct opts o = *op;
-	const struct rules_map *map = given;
 	struct rules_map asm_map = {0};
+	const struct rules_map *map = o.from_asm ? &asm_map : given;
 	struct pa_scan_opts so = {0};
 	struct rules_set set = {0};
 	struct pa_devlist devs = {0};
@@ -752,12 +752,9 @@ static int run_map(const struct opts *op, const struct rules_map *given)
 		status = PA_EXIT_ERROR;
 		goto out;
 	}
-	if (o.from_asm) {
-		status = rules_from_asm(&devs, o.devices, o.ndevices, &asm_map, o.log);
-		if (status != PA_EXIT_OK)
-			goto out;
-		map = &asm_map;
-	}
+	if (o.from_asm &&
+	    (status = rules_from_asm(&devs, o.devices, o.ndevices, &asm_map, o.log)))
+		goto out;
 	/* a partition an unfinished move hides is named, so that it is refused */
 	if (moving_rows(&devs) < 0 || build(&o, map, &devs, &set, &diags) < 0)
 		goto nomem;
