@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli/check-asm.h"
 #include "cli/cli.h"
 #include "cli/move-pending.h"
 #include "core/exitcodes.h"
@@ -70,6 +71,7 @@ enum {
 	COL_PE_START,
 	COL_EXTENT_SIZE,
 	COL_MOVE,
+	COL_ASM_GROUP, /* ... and the other CHECK_ASM_NCOLS - 1 of check-asm.c */
 };
 
 #define N OUT_JSON_NUMBER
@@ -137,6 +139,7 @@ static const struct out_col columns[] = {
 			 "--probe: LVM PV: the extent size of its VG, bytes"},
     [COL_MOVE] = {"MOVE", 10, 0, S,
 		  "unfinished: the disk has an unfinished data move (partalign resume)"},
+    CHECK_ASM_COLUMNS(COL_ASM_GROUP),
 };
 #undef N
 #undef S
@@ -163,16 +166,11 @@ static const int topology_defaults[] = {COL_NAME,      COL_START,     COL_LOG_SE
 	    COL_FSTYPE, COL_MOUNTPOINTS, COL_HOLDERS, COL_PARTLABEL, COL_PARTUUID,       \
 	    COL_WWN, COL_SERIAL
 static const int script_defaults[] = {SCRIPT_COLUMNS};
+#define ASM_KEYS CHECK_ASM_KEYS(COL_ASM_GROUP)
 static const int json_defaults[] = {
-    SCRIPT_COLUMNS, COL_KNAME, COL_START_SEC, COL_UDEV,	       COL_ABS_START,
-    COL_LAYERS,	    COL_FS,    COL_PE_START,  COL_EXTENT_SIZE, COL_MOVE};
+    SCRIPT_COLUMNS, COL_KNAME,	  COL_START_SEC,   COL_UDEV, COL_ABS_START, COL_LAYERS,
+    COL_FS,	    COL_PE_START, COL_EXTENT_SIZE, COL_MOVE, ASM_KEYS};
 #undef SCRIPT_COLUMNS
-
-/* A row to print; the verdicts and the reason are computed as it is printed. */
-struct pick {
-	const struct pa_dev *d;
-	bool checked;
-};
 
 struct row {
 	const struct pa_dev *d;
@@ -180,7 +178,8 @@ struct row {
 	bool checked;
 	enum pa_verdict fs; /* --probe: the file system's geometry (layers_check_fs) */
 	char fs_reason[256];
-	struct pa_fs_clauses fs_cl; /* where its clauses are */
+	struct pa_fs_clauses fs_cl;    /* where its clauses are */
+	const struct pa_asm_row *asmr; /* --asm, --probe: its ASM header's findings */
 	char reason[PA_REASON_TEXT_MAX + 512];
 };
 
@@ -214,7 +213,8 @@ static bool clause_is_misaligned(const struct clause *cl, const struct row *r)
 
 	if (cl->fs)
 		return r->fs == PA_VERDICT_MISALIGNED;
-	return (cl->label == PA_RV_PHYSICAL && c->physical == PA_VERDICT_MISALIGNED) ||
+	return cl->label == PA_RV_ASM || /* a disk group at risk: first */
+	       (cl->label == PA_RV_PHYSICAL && c->physical == PA_VERDICT_MISALIGNED) ||
 	       (cl->label == PA_RV_OPTIMAL && c->optimal == PA_VERDICT_MISALIGNED) ||
 	       (cl->label == PA_RV_POLICY && c->policy == PA_VERDICT_MISALIGNED);
 }
@@ -303,6 +303,7 @@ static void row_reason(struct row *r)
 	struct pa_reason_span spans[PA_REASON_SPANS_MAX];
 	struct clause cl[ROW_CLAUSES];
 	char text[PA_REASON_TEXT_MAX], fs[sizeof(r->fs_reason) + 8];
+	const char *asm_text;
 	unsigned int n = 0, ns = 0, i;
 
 	if (d->is_path) {
@@ -312,6 +313,7 @@ static void row_reason(struct row *r)
 			 d->map && d->map->dm_name ? " (" : "",
 			 d->map && d->map->dm_name ? d->map->dm_name : "",
 			 d->map && d->map->dm_name ? ")" : "");
+		check_asm_path_reason(r->asmr, r->reason, sizeof(r->reason));
 		return;
 	}
 	/* a moving partition is off the kernel's table on purpose: resume, not re-read */
@@ -330,6 +332,10 @@ static void row_reason(struct row *r)
 	for (i = 0; i < ns; i++)
 		cl[n++] = (struct clause){
 		    .p = text + spans[i].off, .n = spans[i].len, .label = spans[i].label};
+	ns = check_asm_spans(r->asmr, &asm_text, spans);
+	for (i = 0; i < ns && n < ROW_CLAUSES; i++)
+		cl[n++] =
+		    (struct clause){asm_text + spans[i].off, spans[i].len, PA_RV_ASM, 0};
 	/* the file system: a miss, or a geometry the device has no optimal I/O for */
 	if (r->fs_reason[0] &&
 	    (r->fs == PA_VERDICT_MISALIGNED || d->fs_unit || d->fs_width))
@@ -524,6 +530,9 @@ static int fill_verdicts(struct libscols_line *ln, size_t i, int col, const stru
 		if (d->lvm_pv_known && d->lvm_extent_size)
 			rc = out_set_u64(ln, i, d->lvm_extent_size);
 		break;
+	case COL_ASM_GROUP ... COL_ASM_GROUP + CHECK_ASM_NCOLS - 1:
+		rc = check_asm_cell(ln, i, col - COL_ASM_GROUP, r->asmr);
+		break;
 	case COL_MOVE:
 		if (whole->move && whole->move->seen != PA_MOVE_SEEN_NONE)
 			rc = out_set_str(ln, i, "unfinished");
@@ -611,6 +620,7 @@ static void usage(FILE *f)
 	    "...)\n"
 	    "  -p, --probe           also read the on-disk tables and signatures "
 	    "(libblkid)\n"
+	    "      --asm             the Oracle ASM disks by disk group (headers read)\n"
 	    "  -J, --json            JSON output\n"
 	    "  -P, --pairs           KEY=\"value\" output\n"
 	    "  -r, --raw             raw output\n"
@@ -624,14 +634,14 @@ static void usage(FILE *f)
 	    "      --list-columns    list the columns and exit\n"
 	    "  -h, --help            this text\n"
 	    "\n"
-	    "Exit status: 0 all aligned, 4 misalignment found, 8 operational error,\n"
-	    "16 usage error (OR-ed together).  See partalign-check(8).\n",
+	    "Exit status: 0 all aligned, 4 misaligned, 8 operational error, 16 usage\n"
+	    "error, 32 an ASM disk group at risk (OR-ed).  See partalign-check(8).\n",
 	    f);
 }
 
 /* The devices named on the command line, or all, in display order. */
 static int select_rows(const struct pa_devlist *l, const char *root, char **names,
-		       int nnames, struct pick **rows, size_t *nrows, int *status)
+		       int nnames, struct check_pick **rows, size_t *nrows, int *status)
 {
 	const struct pa_dev **ordered = NULL;
 	bool *want = NULL;
@@ -767,7 +777,7 @@ static int probe_selected(struct pa_devlist *l, char **names, int nnames,
 
 struct check_opts {
 	struct pa_scan_opts so;
-	bool probe, topology;
+	bool probe, topology, asm_view;
 	struct out_opts oo;
 	struct pa_grain grain;
 };
@@ -775,7 +785,7 @@ struct check_opts {
 /* The options; -1 to go on, else the exit status to return at once. */
 static int check_parse(int argc, char **argv, struct check_opts *co)
 {
-	enum { OPT_LIST_COLUMNS = 256, OPT_SYSROOT };
+	enum { OPT_LIST_COLUMNS = 256, OPT_SYSROOT, OPT_ASM };
 	static const struct option longopts[] = {
 	    {"align", required_argument, NULL, 'a'},
 	    {"probe", no_argument, NULL, 'p'},
@@ -788,6 +798,7 @@ static int check_parse(int argc, char **argv, struct check_opts *co)
 	    {"output", required_argument, NULL, 'o'},
 	    {"list-columns", no_argument, NULL, OPT_LIST_COLUMNS},
 	    {"sysroot", required_argument, NULL, OPT_SYSROOT},
+	    {"asm", no_argument, NULL, OPT_ASM},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -813,6 +824,9 @@ static int check_parse(int argc, char **argv, struct check_opts *co)
 		case OPT_SYSROOT:
 			co->so.root = optarg;
 			break;
+		case OPT_ASM:
+			co->asm_view = true;
+			break;
 		default:
 			return cli_usage(usage, c == 'h');
 		}
@@ -835,6 +849,9 @@ static int check_columns(struct check_opts *co, int *sel, size_t *nsel)
 
 #define DEFAULTS(v) (defaults = (v), ndefaults = sizeof(v) / sizeof((v)[0]))
 	out_detect_terminal(&co->oo);
+	if (co->asm_view && !co->topology && co->oo.format != OUT_JSON &&
+	    check_asm_default_columns(&co->oo) < 0)
+		return -1;
 	if (co->topology)
 		DEFAULTS(topology_defaults);
 	else if (co->oo.format == OUT_JSON)
@@ -852,8 +869,9 @@ static int check_columns(struct check_opts *co, int *sel, size_t *nsel)
 
 /* One line per row, each judged; the exit status bits of what was found. */
 static int check_rows(const struct check_opts *co, const struct pa_devlist *l,
-		      struct libscols_table *tb, const struct pick *rows, size_t nrows,
-		      const int *sel, size_t nsel)
+		      const struct pa_asm_audit *audit, struct libscols_table *tb,
+		      const struct check_pick *rows, size_t nrows, const int *sel,
+		      size_t nsel)
 {
 	struct row *r = malloc(sizeof(*r));
 	int status = PA_EXIT_OK;
@@ -869,6 +887,8 @@ static int check_rows(const struct check_opts *co, const struct pa_devlist *l,
 
 		r->d = rows[i].d;
 		r->checked = rows[i].checked;
+		r->asmr = asm_audit_row(audit, r->d);
+		status |= r->asmr ? r->asmr->exit : 0;
 		r->reason[0] = '\0';
 		memset(&r->c, 0, sizeof(r->c));
 		r->fs = layers_check_fs(r->d, r->fs_reason, sizeof(r->fs_reason), NULL, 0,
@@ -903,8 +923,9 @@ int cmd_check(int argc, char **argv)
 	struct check_opts co = {.grain = PA_GRAIN_DEFAULT};
 	struct pa_devlist devs = {0};
 	struct pa_diags diags = {0};
+	struct pa_asm_audit audit = {0};
 	struct libscols_table *tb = NULL;
-	struct pick *rows = NULL;
+	struct check_pick *rows = NULL;
 	size_t nrows = 0, nsel = 0;
 	int sel[OUT_MAXCOLS];
 	int status = PA_EXIT_OK;
@@ -936,6 +957,8 @@ int cmd_check(int argc, char **argv)
 	}
 	if (co.probe)
 		rc = probe_selected(&devs, argv + optind, argc - optind, &diags);
+	if (rc == 0 && (co.probe || co.asm_view))
+		rc = check_asm_read(&devs, co.so.root, &audit, &diags);
 	status |= msg_diags(&diags);
 	if (rc < 0) {
 		msg_err(NULL, -rc, "cannot probe devices");
@@ -947,6 +970,9 @@ int cmd_check(int argc, char **argv)
 	status |= cli_move_states(&devs, argv + optind, argc - optind, !co.so.root);
 	rc = select_rows(&devs, co.so.root, argv + optind, argc - optind, &rows, &nrows,
 			 &status);
+	if (rc == 0 && co.asm_view)
+		rc = check_asm_select(&devs, &audit, co.so.root, argv + optind,
+				      argc - optind, &rows, &nrows);
 	if (rc < 0) {
 		msg_err(NULL, -rc, "cannot list devices");
 		status |= PA_EXIT_ERROR;
@@ -958,13 +984,14 @@ int cmd_check(int argc, char **argv)
 		status |= PA_EXIT_ERROR;
 		goto out;
 	}
-	rc = check_rows(&co, &devs, tb, rows, nrows, sel, nsel);
+	rc = check_rows(&co, &devs, &audit, tb, rows, nrows, sel, nsel);
 	status |= rc;
 	if (!(rc & PA_EXIT_ERROR))
 		status |= out_print(tb);
 out:
 	scols_unref_table(tb);
 	free(rows);
+	asm_audit_free(&audit);
 	diags_free(&diags);
 	devlist_free(&devs);
 	return status;

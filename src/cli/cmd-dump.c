@@ -13,11 +13,14 @@
  *   proc/self/mountinfo, proc/swaps
  *   dm/MAJ:MIN                 each dm device's table, as dmsetup table prints it
  *                              (a crypt target's key as zeros)
+ *   asm/MAJ:MIN                --asm: the Oracle ASM header blocks read as check
+ *                              --asm reads them (core/asmhdr.h's text form)
  *   partalign-dump             the partalign version and kernel release
  *
  * It reads sysfs, /run and /proc and asks device-mapper for its tables; it
- * opens no block device and reads no device data.  Devices the scan skips
- * (unbound loops, ram, empty drives) are not saved.
+ * opens no block device and reads no device data, except with --asm the
+ * first block (and the backup header) of the devices check --asm reads.  Devices the scan
+ * skips (unbound loops, ram, empty drives) are not saved.
  */
 #include "config.h"
 
@@ -34,6 +37,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "core/asmhdr.h"
 #include "core/exitcodes.h"
 #include "scan/scan.h"
 #include "shared/fileio.h"
@@ -47,9 +51,11 @@ static void usage(FILE *f)
 	      "and the device-mapper tables -- into DIR, which must not exist or be\n"
 	      "empty.  'partalign check --sysroot DIR' then audits the saved devices.\n"
 	      "With DEVICEs, only they and their neighbourhood are saved.  No device\n"
-	      "is opened and no device data is read.\n"
+	      "is opened and no device data is read, unless --asm.\n"
 	      "\n"
 	      "Options:\n"
+	      "      --asm    also save the Oracle ASM header blocks, read-only, as\n"
+	      "               check --asm reads them\n"
 	      "  -h, --help   this text\n"
 	      "\n"
 	      "Exit status: 0 saved, 8 operational error, 16 usage error.\n",
@@ -262,6 +268,43 @@ static int dump_device(const char *out, const struct pa_dev *d, const char **wha
 	return rc;
 }
 
+/* --asm: asm/MAJ:MIN of each device whose header blocks were read. */
+static int dump_asm(const char *out, struct pa_devlist *l)
+{
+	struct asmhdr_dump **dumps = NULL;
+	struct pa_diags diags = {0};
+	char dst[PATH_MAX], *text = NULL;
+	size_t i, need;
+	int status = PA_EXIT_OK, rc;
+
+	rc = scan_asm_read(l, NULL, NULL, &dumps, &diags);
+	status |= msg_diags(&diags);
+	if (rc == 0 &&
+	    ((rc = JOIN(dst, "%s/asm", out)) < 0 || (rc = mkdir_p(dst, 0755)) < 0))
+		msg_err(dst, -rc, "cannot create it");
+	for (i = 0; rc == 0 && i < l->n; i++) {
+		if (!dumps[i])
+			continue;
+		need = asmhdr_dump_text(dumps[i], NULL, NULL, 0);
+		text = malloc(need + 1);
+		if (!text) {
+			rc = -ENOMEM;
+			break;
+		}
+		asmhdr_dump_text(dumps[i], NULL, text, need + 1);
+		if ((rc = JOIN(dst, "%s/asm/%u:%u", out, l->v[i]->major,
+			       l->v[i]->minor)) == 0 &&
+		    (rc = put(dst, text, need)) < 0)
+			msg_err(l->v[i]->path, -rc, "cannot save its ASM header blocks");
+		free(text);
+	}
+	if (rc == -ENOMEM)
+		msg_err(NULL, ENOMEM, "cannot read the ASM headers");
+	scan_asm_dumps_free(dumps, l->n);
+	diags_free(&diags);
+	return status | (rc < 0 ? PA_EXIT_ERROR : 0);
+}
+
 static bool sysfs_gone(const struct pa_dev *d)
 {
 	char p[PATH_MAX];
@@ -312,9 +355,11 @@ static int prepare_dir(const char *dir)
 int cmd_dump(int argc, char **argv)
 {
 	static const struct option longopts[] = {
+	    {"asm", no_argument, NULL, 'A'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
+	bool asm_blocks = false;
 	struct pa_scan_opts so = {0};
 	struct pa_devlist devs = {0};
 	struct pa_diags diags = {0};
@@ -326,6 +371,9 @@ int cmd_dump(int argc, char **argv)
 
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (c) {
+		case 'A':
+			asm_blocks = true;
+			break;
 		default:
 			return cli_usage(usage, c == 'h');
 		}
@@ -360,6 +408,8 @@ int cmd_dump(int argc, char **argv)
 			status |= PA_EXIT_ERROR;
 		}
 	}
+	if (asm_blocks)
+		status |= dump_asm(out, &devs);
 	if (JOIN(dst, "%s/proc/self/mountinfo", out) < 0 ||
 	    (rc = copy_if_present("/proc/self/mountinfo", dst)) < 0 ||
 	    JOIN(dst, "%s/proc/swaps", out) < 0 ||

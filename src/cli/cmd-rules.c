@@ -9,7 +9,8 @@
  * renamed into place, and the directory is fsynced; unchanged content is not
  * rewritten.  Then udev reloads, the named devices get a change event, and
  * the links are checked -- except with --root or in a chroot, where the rules
- * take effect at the next boot of the target.
+ * take effect at the next boot of the target.  --from-asm makes the map from
+ * the Oracle ASM disk headers (rules-fromasm.c).
  */
 #include "config.h"
 
@@ -30,6 +31,7 @@
 
 #include "cli/cli.h"
 #include "cli/cmd-rules.h"
+#include "cli/rules-fromasm.h"
 #include "cli/rules-warn.h"
 #include "core/exitcodes.h"
 #include "core/movestate.h"
@@ -66,6 +68,9 @@ struct opts {
 	bool dry_run;
 	bool force;
 	bool no_reload;
+	bool from_asm; /* the map from the ASM headers of @devices (all: none) */
+	char **devices;
+	size_t ndevices;
 	struct msg_log *log;	    /* a caller's (provision): the errors of the run */
 	struct rules_origin origin; /* --map, --disk, provision: for the header */
 };
@@ -74,6 +79,7 @@ static void usage(FILE *f)
 {
 	fputs(
 	    "Usage: partalign rules [options] --disk NAME=DEVICE... | --map FILE\n"
+	    "       partalign rules [options] --from-asm [DEVICE...]\n"
 	    "\n"
 	    "Write udev rules that create /dev/oracleasm/NAME for each Oracle ASM disk,\n"
 	    "owned by OWNER:GROUP with MODE, keyed on an ID that survives reboots,\n"
@@ -84,6 +90,8 @@ static void usage(FILE *f)
 	    "  -d, --disk NAME=DEVICE  name a device (repeatable)\n"
 	    "  -m, --map FILE          lines 'name device [owner [group [mode]]]', # "
 	    "comments\n"
+	    "      --from-asm          name the ASM disks (of DEVICEs, or all) by their\n"
+	    "                          headers: ASMLib label, else ASM disk name\n"
 	    "      --match KEY         auto (default), partuuid, serial, wwn or dm-uuid\n"
 	    "      --owner USER        owner of the devices (default " RULES_DEFAULT_OWNER
 	    ")\n"
@@ -547,6 +555,7 @@ enum {
 	OPT_OUTPUT,
 	OPT_ROOT,
 	OPT_NO_RELOAD,
+	OPT_FROM_ASM,
 };
 
 static int parse(int argc, char **argv, struct opts *o, struct rules_map *map,
@@ -564,6 +573,7 @@ static int parse(int argc, char **argv, struct opts *o, struct rules_map *map,
 	    {"dry-run", no_argument, NULL, 'n'},
 	    {"force", no_argument, NULL, 'f'},
 	    {"no-reload", no_argument, NULL, OPT_NO_RELOAD},
+	    {"from-asm", no_argument, NULL, OPT_FROM_ASM},
 	    {"quiet", no_argument, NULL, 'q'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
@@ -641,6 +651,9 @@ static int parse(int argc, char **argv, struct opts *o, struct rules_map *map,
 		case OPT_NO_RELOAD:
 			o->no_reload = true;
 			break;
+		case OPT_FROM_ASM:
+			o->from_asm = o->origin.asm_headers = true;
+			break;
 		case 'h':
 			usage(stdout);
 			return 1;
@@ -649,17 +662,24 @@ static int parse(int argc, char **argv, struct opts *o, struct rules_map *map,
 			return -EINVAL;
 		}
 	}
-	if (optind < argc) {
+	if (optind < argc && !o->from_asm) {
 		msg_err(NULL, 0,
 			"unexpected argument '%s' (name devices with --disk NAME=DEVICE)",
 			argv[optind]);
 		return -EINVAL;
 	}
+	o->devices = argv + optind;
+	o->ndevices = (size_t)(argc - optind);
 	if (diags->n)
 		return -EINVAL;
+	if (o->from_asm && map->n) {
+		msg_err(NULL, 0,
+			"--from-asm makes the map itself: not with --disk or --map");
+		return -EINVAL;
+	}
 	if (rules_map_check_names(map, diags) < 0)
 		return -EINVAL;
-	if (map->n == 0) {
+	if (map->n == 0 && !o->from_asm) {
 		msg_err(NULL, 0, "no disks: give --disk NAME=DEVICE or --map FILE");
 		return -EINVAL;
 	}
@@ -707,9 +727,11 @@ static void warn_all(const struct opts *o, const struct rules_set *set,
 }
 
 /* The command after its options: the map's rules written and applied; exit bits. */
-static int run_map(const struct opts *op, const struct rules_map *map)
+static int run_map(const struct opts *op, const struct rules_map *given)
 {
 	const struct opts o = *op;
+	struct rules_map asm_map = {0};
+	const struct rules_map *map = o.from_asm ? &asm_map : given;
 	struct pa_scan_opts so = {0};
 	struct rules_set set = {0};
 	struct pa_devlist devs = {0};
@@ -731,6 +753,9 @@ static int run_map(const struct opts *op, const struct rules_map *map)
 		status = PA_EXIT_ERROR;
 		goto out;
 	}
+	if (o.from_asm &&
+	    (status = rules_from_asm(&devs, o.devices, o.ndevices, &asm_map, o.log)))
+		goto out;
 	/* a partition an unfinished move hides is named, so that it is refused */
 	if (moving_rows(&devs) < 0 || build(&o, map, &devs, &set, &diags) < 0)
 		goto nomem;
@@ -822,6 +847,7 @@ out:
 	free(target);
 	free(text);
 	free(old);
+	rules_map_free(&asm_map);
 	free(mapreal);
 	rules_set_free(&set);
 	devlist_free(&devs);

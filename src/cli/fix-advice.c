@@ -166,6 +166,7 @@ void fix_advice_free(struct fix_job *j)
 	for (k = 0; k < j->nfsadv; k++) {
 		free(j->fsadv[k].reason);
 		free(j->fsadv[k].fix);
+		free(j->fsadv[k].asm_group);
 	}
 	free(j->fsadv);
 	j->stack_reason = j->advice = NULL;
@@ -182,10 +183,19 @@ void fix_print_advice(const struct fix_job *jobs, size_t n)
 			printf("%s: %s\n  fix: %s\n", jobs[i].dev->path,
 			       jobs[i].stack_reason, jobs[i].advice);
 		for (k = 0; k < jobs[i].nfsadv; k++)
-			printf(
-			    "%s partition %u: %s\n  fix: %s (a new file system: copy the "
-			    "data over)\n",
-			    jobs[i].dev->path, jobs[i].fsadv[k].num,
-			    jobs[i].fsadv[k].reason, jobs[i].fsadv[k].fix);
+			if (jobs[i].fsadv[k].asm_group)
+				printf(
+				    "%s partition %u: %s\n  fix online: %s\n  fix "
+				    "offline: dismount disk group %s, then partalign fix "
+				    "--move-data %s\n",
+				    jobs[i].dev->path, jobs[i].fsadv[k].num,
+				    jobs[i].fsadv[k].reason, jobs[i].fsadv[k].fix,
+				    jobs[i].fsadv[k].asm_group, jobs[i].dev->path);
+			else
+				printf(
+				    "%s partition %u: %s\n  fix: %s (a new file system: "
+				    "copy the data over)\n",
+				    jobs[i].dev->path, jobs[i].fsadv[k].num,
+				    jobs[i].fsadv[k].reason, jobs[i].fsadv[k].fix);
 	}
 }

@@ -27,6 +27,13 @@ int fix_stack_advice(const struct fix_opts *o, struct fix_job *j, int *st);
  */
 int fix_fs_advice(const struct fix_opts *o, struct fix_job *j);
 
+/*
+ * plan on a disk: its partitions that hold a misaligned Oracle ASM disk
+ * group member (headers read as check --asm reads them), each with ASM's
+ * online move (fix-asm.c) into j->fsadv.  0 or -ENOMEM.
+ */
+int fix_asm_advice(const struct fix_opts *o, struct fix_job *j);
+
 /* The advice of partition @num of @j, or NULL. */
 const struct fix_fsadv *fix_fsadv_of(const struct fix_job *j, unsigned int num);
 

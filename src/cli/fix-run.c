@@ -125,7 +125,7 @@ int fix_run(struct fix_opts *op, char *const *devices, size_t njobs)
 		int st = fix_prepare(&o, devices[i], j), adv;
 
 		adv = fix_stack_advice(&o, j, &st);
-		if (fix_fs_advice(&o, j) < 0)
+		if (fix_fs_advice(&o, j) < 0 || fix_asm_advice(&o, j) < 0)
 			st |= PA_EXIT_ERROR;
 		st |= adv;
 		if (j->advice)

@@ -37,11 +37,13 @@ struct fix_opts {
 	struct msg_log *log;	   /* a caller's (provision): the errors of the run */
 };
 
-/* A partition's file system off the device's stripe, and the mkfs that matches. */
+/* A partition's file system off the device's stripe, and the mkfs that matches;
+   or an ASM member off its grain and ASM's online move (@asm_group set). */
 struct fix_fsadv {
 	unsigned int num;
 	char *reason;
 	char *fix;
+	char *asm_group;
 };
 
 /* One disk of fix_run(), from its scan to what was written. */

@@ -56,6 +56,7 @@ void device_free(struct pa_dev *d)
 	free(d->ondisk_uuid);
 	free(d->sys_serial);
 	free(d->sys_wwid);
+	free(d->asm_hdr);
 	if (d->md_members)
 		for (i = 0; i < d->md_nmembers; i++)
 			free(d->md_members[i].name);

@@ -57,6 +57,8 @@ struct pa_dm_table {
  */
 #define PA_MD_MEMBERS_MAX 64
 
+struct pa_asm; /* core/asmhdr.h */
+
 struct pa_md_member {
 	char *name;	      /* "vdb1" */
 	uint64_t data_offset; /* bytes (md/dev-NAME/offset is in 512-byte sectors) */
@@ -202,6 +204,12 @@ struct pa_dev {
 	uint64_t lvm_pe_start;	  /* bytes from the start of this device to PE 0 */
 	uint64_t lvm_extent_size; /* bytes, of its VG; 0: its metadata was not read */
 	char *lvm_vg;		  /* the VG's name; NULL when not read */
+
+	/* the udev database has an entry for this device (what it says is above) */
+	bool udev_db;
+	/* --asm, --probe: the Oracle ASM header blocks read from this device
+	   (core/asmhdr.h); owned, NULL when not read */
+	struct pa_asm *asm_hdr;
 };
 
 struct pa_devlist {

@@ -12,6 +12,7 @@
 #define PA_EXIT_MISALIGNED 4 /* misalignment found (or left behind) */
 #define PA_EXIT_ERROR 8	     /* operational error: missing, unreadable, refused... */
 #define PA_EXIT_USAGE 16     /* bad command line or configuration */
+#define PA_EXIT_ASM 32	     /* check --asm/--probe: an Oracle ASM disk group at risk */
 
 /* plan: fix would write, but no partition moves (the backup GPT to a grown
    disk's end, a damaged GPT copy, the kernel's partitions) */

@@ -40,6 +40,8 @@ const char *reason_verdict_word(enum pa_reason_verdict v)
 		return "optimal";
 	case PA_RV_POLICY:
 		return "policy";
+	case PA_RV_ASM:
+		return "asm";
 	case PA_RV_NONE:
 		break;
 	}
@@ -159,6 +161,102 @@ static void layer_text(const struct pa_reason *r, char *buf, size_t len)
 		 r->lands ? ")" : "");
 }
 
+/* "disk DATA_0001 of DATA" */
+static void asm_disk(const struct pa_reason *r, char *buf, size_t len)
+{
+	if (r->layer && *r->layer && r->vg && *r->vg)
+		snprintf(buf, len, "disk %s of %s", r->layer, r->vg);
+	else if (r->layer && *r->layer)
+		snprintf(buf, len, "disk %s", r->layer);
+	else
+		snprintf(buf, len, "the disk");
+}
+
+/* The backup's place: "the backup in AU 1 block 254 (byte 2088960)" */
+static void asm_backup(const struct pa_reason *r, char *buf, size_t len)
+{
+	snprintf(buf, len, "the backup in AU 1 block %" PRIu64 " (byte %" PRIu64 ")",
+		 r->count, r->a);
+}
+
+/* The words of the Oracle ASM findings (core/asm-audit.c). */
+static void asm_text(const struct pa_reason *r, char *buf, size_t len)
+{
+	char d[96], bk[96], a[32], b[32], c[32], au[48] = "";
+
+	asm_disk(r, d, sizeof(d));
+	asm_backup(r, bk, sizeof(bk));
+	switch (r->kind) {
+	case PA_REASON_ASM_MIXED:
+		snprintf(buf, len,
+			 "disk group %s mixes %" PRIu64 "-byte (%s) and %" PRIu64
+			 "-byte (%s) logical sectors: ASM refuses that (ORA-15085)",
+			 kind_name(r->vg), r->a, kind_name(r->base_dev), r->b,
+			 kind_name(r->space));
+		break;
+	case PA_REASON_ASM_SECSIZE:
+		snprintf(buf, len,
+			 "%s: the header says %" PRIu64
+			 "-byte sectors, the kernel %" PRIu64 " (ORA-15085)",
+			 d, r->a, r->b);
+		break;
+	case PA_REASON_ASM_DUPLICATE:
+		if (r->space)
+			snprintf(
+			    buf, len,
+			    "%s is also on %s: ASM must see it only as %s (ORA-15020)", d,
+			    kind_name(r->base_dev), r->space);
+		else
+			snprintf(buf, len,
+				 "%s is also on %s: ASM must see only one of them "
+				 "(ORA-15020)",
+				 d, kind_name(r->base_dev));
+		break;
+	case PA_REASON_ASM_TABLE:
+		if (r->b != 1048576)
+			snprintf(au, sizeof(au), " ausz=%" PRIu64, r->b);
+		if (r->value)
+			snprintf(buf, len,
+				 "a %s partition table is written over the header of %s: "
+				 "%s holds it ('kfed repair %s%s' restores it)",
+				 kind_name(r->base_word), d, bk, kind_name(r->space), au);
+		else
+			snprintf(buf, len,
+				 "a %s partition table is written over the header of %s, "
+				 "and %s holds no copy of it",
+				 kind_name(r->base_word), d, bk);
+		break;
+	case PA_REASON_ASM_OFF_AU:
+		snprintf(buf, len, "%s starts %s past a %s allocation unit boundary", d,
+			 units_exact(r->a, a, sizeof(a)),
+			 units_exact(r->b, b, sizeof(b)));
+		break;
+	case PA_REASON_ASM_BACKUP:
+		if (r->value == 2)
+			snprintf(buf, len, "%s differs from the header in %s", bk,
+				 kind_name(r->base_word));
+		else
+			snprintf(buf, len, "%s %s", bk,
+				 r->value ? "holds no copy of the header"
+					  : "could not be read");
+		break;
+	case PA_REASON_ASM_TRUNCATED:
+		snprintf(buf, len,
+			 "the header says %" PRIu64 " allocation units of %s, the device "
+			 "holds %s: ASM cannot mount a truncated disk (ORA-15036)",
+			 r->a, units_exact(r->b, b, sizeof(b)),
+			 units_exact(r->c, c, sizeof(c)));
+		break;
+	case PA_REASON_ASM_DAMAGED:
+		snprintf(buf, len, "the ASM header is damaged: %s",
+			 kind_name(r->base_word));
+		break;
+	default:
+		buf[0] = '\0';
+		break;
+	}
+}
+
 void reason_text(const struct pa_reason *r, char *buf, size_t len)
 {
 	char a[32], b[32], c[32], what[96];
@@ -252,6 +350,16 @@ void reason_text(const struct pa_reason *r, char *buf, size_t len)
 		break;
 	case PA_REASON_MORE:
 		snprintf(buf, len, "...");
+		break;
+	case PA_REASON_ASM_MIXED:
+	case PA_REASON_ASM_SECSIZE:
+	case PA_REASON_ASM_DUPLICATE:
+	case PA_REASON_ASM_TABLE:
+	case PA_REASON_ASM_OFF_AU:
+	case PA_REASON_ASM_BACKUP:
+	case PA_REASON_ASM_TRUNCATED:
+	case PA_REASON_ASM_DAMAGED:
+		asm_text(r, buf, len);
 		break;
 	}
 }

@@ -21,6 +21,7 @@ enum pa_reason_verdict {
 	PA_RV_POLICY = 1,   /* the site's grain */
 	PA_RV_OPTIMAL = 2,  /* the optimal I/O size (or a stripe width) */
 	PA_RV_PHYSICAL = 4, /* physical sector, minimum I/O, chunk, offset -1 */
+	PA_RV_ASM = 8,	    /* an Oracle ASM disk group finding (core/asm-audit.c) */
 };
 
 /* Why the optimal I/O size is not believed (align_optimal_usable). */
@@ -73,6 +74,19 @@ enum pa_reason_kind {
 	PA_REASON_NO_OPT,	  /* bottom disk @space has no usable optimal I/O */
 	PA_REASON_EXTENT_SIZE,	  /* extent size @a of VG @vg vs grain @b */
 	PA_REASON_MORE,		  /* more reasons than room */
+	/* Oracle ASM (asm_audit), verdict PA_RV_ASM; @vg the group, @layer the disk */
+	PA_REASON_ASM_MIXED, /* group mixes @a-byte sectors (@base_dev) and @b (@space) */
+	PA_REASON_ASM_SECSIZE,	 /* the header says @a-byte sectors, the kernel @b */
+	PA_REASON_ASM_DUPLICATE, /* also on @base_dev; ASM should see @space (or NULL) */
+	PA_REASON_ASM_TABLE,  /* a @base_word table over the header; backup block @count
+				 of AU 1 at byte @a (@value: it holds the header), repair
+				 with kfed on @space, AU size @b */
+	PA_REASON_ASM_OFF_AU, /* start @a past a @b allocation unit boundary */
+	PA_REASON_ASM_BACKUP, /* backup block @count of AU 1 (byte @a): @value 0 unread,
+				 1 no header, 2 differs in @base_word */
+	PA_REASON_ASM_TRUNCATED, /* @a allocation units of @b bytes, the device @c bytes
+				  */
+	PA_REASON_ASM_DAMAGED,	 /* the header is damaged: @base_word */
 };
 
 struct pa_reason {

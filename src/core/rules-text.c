@@ -101,6 +101,11 @@ static void header_origin(struct buf *b, const struct rules_origin *o)
 		path_add(b, o->config);
 		buf_add(b, "\n# Do not edit: change that configuration and run "
 			   "partalign provision again.\n");
+	} else if (o->asm_headers) {
+		buf_add(
+		    b, "# Written by partalign rules --from-asm from the Oracle ASM disk "
+		       "headers.\n# Do not edit: run partalign rules --from-asm again "
+		       "(a disk left out loses\n# its rule).\n");
 	} else if (o->map && !o->disks && o->nmaps == 1) {
 		buf_add(b, "# Written by partalign rules from the map ");
 		path_add(b, o->map);

@@ -168,6 +168,7 @@ struct rules_origin {
 	size_t nmaps;	    /* how many --map were given */
 	bool disks;	    /* --disk NAME=DEVICE was given too */
 	const char *config; /* provision: its configuration's path, or NULL */
+	bool asm_headers;   /* --from-asm: the Oracle ASM disk headers */
 };
 
 struct rules_set {
@@ -245,6 +246,25 @@ void rules_strv_free(char **v, size_t n);
 
 /* Whether passwd/group file text has an entry @name (first field). */
 bool rules_dbfile_has(const char *text, const char *name);
+
+/*
+ * rules --from-asm (core/rules-asm.c): the entries of @m made from the ASM
+ * headers of audit @a, for the devices of @only (and what lies on them; all
+ * when @n is 0): each member or provisioned disk named by its ASMLib label,
+ * else its ASM disk name, its device by path; a multipath path gives way to
+ * its map.  One ASM disk on several such devices, or a disk without a name,
+ * is a diagnostic.  0, -EEXIST / -ENODATA (diagnostics) or -ENOMEM.
+ */
+struct pa_asm_audit;
+struct pa_asm_row;
+int rules_map_from_asm(struct rules_map *m, const struct pa_asm_audit *a,
+		       const struct pa_dev *const *only, size_t n,
+		       struct pa_diags *diags);
+/* Whether @d is, or lies on (a partition of, a path of), one of the @n
+   devices @only; true when @n is 0. */
+bool rules_asm_wanted(const struct pa_dev *d, const struct pa_dev *const *only, size_t n);
+/* The name --from-asm gives row @r's disk (*label: it is the ASMLib label). */
+const char *rules_asm_name(const struct pa_asm_row *r, bool *label);
 
 /* "10 GiB", "9.5 GiB", "512 B": exact when whole, else one decimal. */
 const char *rules_size_words(uint64_t bytes, char *buf, size_t len);

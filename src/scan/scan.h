@@ -172,4 +172,24 @@ int scan_dm_table_start(const void *buf, size_t len, uint64_t *start);
 
 /* What holds a device (processes, loop devices, ...): scan/holders.h. */
 
+/*
+ * Oracle ASM header blocks (src/scan/asm.c, issue #34).  A device is read
+ * when udev's database (or libblkid, after --probe) calls it oracleasm, or
+ * when udev has no entry for it: its first ASMHDR_BLOCK bytes, and, when they
+ * hold a header, the backup block in allocation unit 1; read-only, O_DIRECT
+ * where the device takes it, in a child process that is given up on after
+ * PA_ASM_TIMEOUT_S seconds without an answer; only the devices l->v[i] with
+ * @want[i] when @want is not NULL.  Below @root (a dump) the blocks come
+ * from its asm/MAJ:MIN files instead.  Fills d->asm_hdr of each
+ * device read; what could not be read is a diagnostic.  With @dumps, also a
+ * calloc'd array parallel to l->v of the blocks read (NULL entries for the
+ * devices not read; scan_asm_dumps_free(*dumps, l->n)).  0 or -errno.
+ */
+#define PA_ASM_TIMEOUT_S 10
+struct asmhdr_dump;
+bool scan_asm_candidate(const struct pa_dev *d);
+int scan_asm_read(struct pa_devlist *l, const char *root, const bool *want,
+		  struct asmhdr_dump ***dumps, struct pa_diags *diags);
+void scan_asm_dumps_free(struct asmhdr_dump **dumps, size_t n);
+
 #endif

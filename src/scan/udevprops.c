@@ -85,6 +85,7 @@ int udevprops_fill(const struct props *u, struct pa_dev *d, int syspath, bool pa
 						  "ID_SERIAL", NULL};
 	static const char *const wwn_keys[] = {"ID_WWN_WITH_EXTENSION", "ID_WWN", NULL};
 
+	d->udev_db = u->db[0] != '\0';
 	d->fstype = udevprops_dup(u, "ID_FS_TYPE");
 	d->model = udevprops_dup(u, "ID_MODEL");
 	d->serial = udevprops_first(u, serial_keys);

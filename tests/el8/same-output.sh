@@ -6,10 +6,11 @@
 # writes; tests/run-all gives it), with the same exit status and messages:
 # check and plan in the table, --json (every column too), --pairs and --raw,
 # on loop devices (GPT with odd partition names, dos, 4096-byte sectors, a
-# bare device) and on every dump of tests/data.
+# bare device, Oracle ASM headers for check --asm and plan's ASM advice)
+# and on every dump of tests/data.
 . "$top_srcdir/tests/lib/common.sh"
 . "$top_srcdir/tests/integration/helpers.sh"
-need_cmd tar gzip cmp diff sgdisk
+need_cmd tar gzip cmp diff sgdisk python3
 
 ref=${PARTALIGN_REF:-}
 [ -n "$ref" ] && [ -x "$ref" ] ||
@@ -55,6 +56,15 @@ for d in "$g512" "$d512" "$g4k"; do
 	[ "$(sysfs_parts "$d" | wc -l)" -ge 2 ] || fail "$d: partitions did not reach the kernel"
 done
 devs=("$g512" "$d512" "$g4k" "$bare")
+# ASM: a member with an ASMLib label on 4096-byte sectors under a 512-byte
+# header (a finding), one in a partition off the grain (plan's advice)
+asm1=$(mkdisk asm1 32M 4096)
+python3 "$top_srcdir/tests/lib/asm-header.py" "$asm1" --group DATA --disk DATA_0001 --num 1 \
+	--label 'DATA1' --dsksize 16
+asm2=$(mkdisk asm2 64M 512 'label: gpt\nstart=2049,size=20480')
+[ "$(sysfs_parts "$asm2" | wc -l)" = 1 ] || fail "$asm2: its partition did not reach the kernel"
+python3 "$top_srcdir/tests/lib/asm-header.py" "$asm2" --at $((2049 * 512)) --group DATA \
+	--disk DATA_0002 --num 2 --dsksize 8
 
 all=$("$PARTALIGN" check --list-columns | awk '{ print $1 }' | paste -sd, -)
 same check --list-columns
@@ -65,6 +75,10 @@ for fmt in "" -r -P -J "-n -r" "-b" "-t"; do
 	same check $fmt -o "$all" "${devs[@]}"
 	# shellcheck disable=SC2086
 	same check $fmt --probe -o "$all" "${devs[@]}"
+	# shellcheck disable=SC2086
+	same check $fmt --asm "$asm1" "$asm2" "$bare"
+	# shellcheck disable=SC2086
+	same check $fmt --asm -o "$all" "$asm1" "$asm2"
 done
 same check -J -o NAME,START "$g512"
 same check -J /dev/null
@@ -92,6 +106,8 @@ for fmt in "" -r -P -J; do
 	same plan $fmt -o "$pall" --backup-dir "$T_TMP/backup" "$g512" "$d512"
 	# shellcheck disable=SC2086
 	same plan $fmt --backup-dir "$T_TMP/backup" "$bare"
+	# shellcheck disable=SC2086
+	same plan $fmt -o "$pall" --backup-dir "$T_TMP/backup" "$asm2"
 done
 [ ! -e "$T_TMP/backup" ] || [ -z "$(ls -A "$T_TMP/backup")" ] || fail "plan wrote a backup"
 echo "ok: $n runs of check and plan: the same bytes and exit status as $ref"

@@ -11,7 +11,7 @@
 set -euo pipefail
 src=${top_srcdir:?} bld=${top_builddir:?}
 : "${FUZZ_SECONDS:=60}" "${FUZZ_CC:=clang}" "${FUZZ_LIBCFLAGS:=}" "${FUZZ_LIBS:=}"
-: "${FUZZ_TARGETS:=journal backup rules provision label marker udevdb mounts dm plan fsgeom lvmmeta}"
+: "${FUZZ_TARGETS:=journal backup rules provision label marker udevdb mounts dm plan fsgeom lvmmeta asmhdr}"
 jobs=${FUZZ_JOBS:-$(nproc)}
 out=$bld/tests/fuzz/libfuzzer
 

@@ -316,6 +316,15 @@ static void test_header_origin(void **state)
 			    "provision again.\n");
 	free(text);
 
+	s.origin = (struct rules_origin){.asm_headers = true};
+	text = rules_text(&s);
+	assert_string_equal(text + strcspn(text, "\n") + 1,
+			    "# Written by partalign rules --from-asm from the Oracle ASM "
+			    "disk headers.\n"
+			    "# Do not edit: run partalign rules --from-asm again (a disk "
+			    "left out loses\n# its rule).\n");
+	free(text);
+
 	/* a path cannot end the comment and smuggle a rule in */
 	s.origin = (struct rules_origin){.map = "/tmp/x\nRUN+=\"/bin/sh\"\r", .nmaps = 1};
 	text = rules_text(&s);

@@ -75,7 +75,8 @@ if ! sh "$collector" /tmp/col >/tmp/col.log 2>&1; then
 	cleanup
 	return 0 2>/dev/null || exit 0
 fi
-partalign dump /tmp/dump >/tmp/dump.log 2>&1 || vm_fail "$label/dump" "partalign dump: $(tr '\n' ' ' </tmp/dump.log)"
+# --asm: the ASM header blocks the collector brings too (asm/)
+partalign dump --asm /tmp/dump >/tmp/dump.log 2>&1 || vm_fail "$label/dump" "partalign dump: $(tr '\n' ' ' </tmp/dump.log)"
 n=$(jq '.devices | length' /tmp/live.json)
 kinds=$(jq -r '[.devices[].type] | unique | join(",")' /tmp/live.json)
 case ",$kinds," in
