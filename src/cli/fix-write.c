@@ -526,7 +526,8 @@ int fix_execute(const struct fix_opts *o, struct fix_job *j)
 					 .plan = &j->plan,
 					 .sh = j->sh,
 					 .discard = o->plan.discard_data,
-					 .move = o->plan.move_data,
+					 .move = o->plan.move_data &&
+						 (j->mv || plan_moves_data(&j->plan)),
 					 .verify = o->move.verify,
 					 .kpartx = true,
 					 .mv = &j->mv,

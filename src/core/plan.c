@@ -37,6 +37,16 @@ const char *plan_step_name(enum pa_step_kind k)
 	return "unknown";
 }
 
+bool plan_moves_data(const struct pa_plan *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->n; i++)
+		if (p->v[i].kind == PA_STEP_MOVE)
+			return true;
+	return false;
+}
+
 const char *plan_label_name(enum pa_label l)
 {
 	switch (l) {
@@ -329,6 +339,11 @@ static int plan_moves(struct pa_plan *p, const struct pa_topology *topo,
 	}
 	if (prev && cursor > last + 1)
 		rc = refuse_past_end(p, topo, prev, cursor - last - 1, short_before);
+	/* nothing to move, but a GPT copy to write again (damaged, or a grown
+	   disk's backup away from the end): the table alone, as plain fix */
+	if (rc == 0 && !p->changes && !p->refusal &&
+	    (t->damaged || plan_gpt_end(t) == PA_GPT_END_GROWN))
+		p->changes = 1;
 out:
 	free(order);
 	return rc;

@@ -137,6 +137,9 @@ static inline struct pa_step plan_step_keep(const struct pa_entry *e)
 }
 
 int plan_table_add(struct pa_table *t, const struct pa_entry *e);
+
+/* Does @p move a partition's data (a PA_STEP_MOVE)? */
+bool plan_moves_data(const struct pa_plan *p);
 void plan_table_free(struct pa_table *t);
 
 /*

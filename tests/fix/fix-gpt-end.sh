@@ -105,6 +105,18 @@ cmp -n $((16384 * 512)) "$T_TMP/data" <(dd if="$d" bs=512 skip="$start" count=16
 	fail "--move-data, grown: the data differs"
 echo "ok: --move-data on a grown disk"
 
+echo "# --move-data on a grown disk whose partitions are all aligned: the backup alone"
+d=$(grown movealigned 512 'label: gpt\nfirst-lba: 34\nstart=4096, size=16384, name=a')
+mkdir -p "$T_TMP/j2"
+run_pa "$T_TMP/out" "$T_TMP/err" plan --move-data --journal "$T_TMP/j2" -o NUM,ACTION,NOTE "$d"
+expect_rc 1 "plan --move-data of a grown, aligned disk (the backup GPT to write)"
+run_pa "$T_TMP/out" "$T_TMP/err" fix --yes --move-data --quiet --journal "$T_TMP/j2" \
+	--backup-dir "$BK" "$d"
+expect_rc 1 "fix --move-data of a grown, aligned disk"
+end_ok "$d" "--move-data, grown, aligned"
+[ -z "$(ls "$T_TMP/j2")" ] || fail "--move-data, grown, aligned: a journal: $(ls "$T_TMP/j2")"
+echo "ok: --move-data on a grown, aligned disk"
+
 echo "# dos converted to GPT"
 d=$(mkdisk dos 64M 512 'label: dos\nstart=63, size=16384, type=83\nstart=20480, size=8192, type=8e')
 pa_fix "$d"
