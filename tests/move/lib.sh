@@ -97,9 +97,13 @@ ids_of() {
 
 # The node of partition NUM of DEV, once the kernel has it.
 pnode() {
-	local p="${1}p$2"
-	[ -b "$p" ] || p="$1$2"
-	echo "$p"
+	# a disk whose name ends in a digit (loop1, nvme0n1) has "p" before the
+	# number, whether or not the node is there now (a hidden partition's is
+	# not: "$1$2" would name another device, loop1 -> loop11)
+	case $1 in
+	*[0-9]) echo "${1}p$2" ;;
+	*) echo "$1$2" ;;
+	esac
 }
 
 # fill_ext4 DEV NUM MiB: an ext4 file system with MiB of random files.
