@@ -155,9 +155,12 @@ wait_file() {
 
 # pnode_of DEV NUM: the node of partition NUM of DEV (loop0p1, sda1)
 pnode_of() {
-	local p="${1}p$2"
-	[ -b "$p" ] || p="$1$2"
-	echo "$p"
+	# "p" before the number after a name ending in a digit, node there or not
+	# ("$1$2" would name another device: loop1 -> loop11)
+	case $1 in
+	*[0-9]) echo "${1}p$2" ;;
+	*) echo "$1$2" ;;
+	esac
 }
 
 # two_labels DEV: true when sector 0 holds a dos table (55 AA, no 0xEE entry)
