@@ -113,7 +113,7 @@ grep -qx 'requires_ansible: ">=2.14.0"' "$T_TMP/x/meta/runtime.yml" ||
 	fail "meta/runtime.yml: $(cat "$T_TMP/x/meta/runtime.yml")"
 modules=$(cat "$T_TMP/x/playbooks/audit.yml" "$T_TMP/x/roles/audit/tasks/"*.yml |
 	grep -oE '^ *(- )?ansible\.builtin\.[a-z_]+:' | sed 's/^ *\(- \)\{0,1\}//; s/:$//' | LC_ALL=C sort -u | tr '\n' ' ')
-allowed=' ansible.builtin.command ansible.builtin.debug ansible.builtin.fail ansible.builtin.file ansible.builtin.import_role ansible.builtin.script ansible.builtin.set_fact ansible.builtin.template '
+allowed=' ansible.builtin.command ansible.builtin.debug ansible.builtin.fail ansible.builtin.file ansible.builtin.import_role ansible.builtin.script ansible.builtin.set_fact ansible.builtin.tempfile ansible.builtin.template '
 for mod in $modules; do
 	case $allowed in *" $mod "*) ;; *) fail "$mod: a module not checked against ansible-core 2.14" ;; esac
 done
