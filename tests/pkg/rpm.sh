@@ -109,8 +109,11 @@ readelf -d "$p/usr/sbin/partalign" | grep 'NEEDED.*libparted' >/dev/null &&
 	fail "/usr/sbin/partalign links libparted (only partalign-apply may)"
 readelf -d "$p/usr/libexec/partalign/partalign-apply" | grep 'NEEDED.*libparted' >/dev/null ||
 	fail "partalign-apply does not link libparted"
-strings "$p/usr/sbin/partalign" | grep -x '/usr/libexec/partalign/partalign-apply' >/dev/null ||
-	fail "partalign does not name /usr/libexec/partalign/partalign-apply"
+# the directory and the program apart: it runs the program from the directory
+# it checked (execveat), never by a path looked up again
+strings "$p/usr/sbin/partalign" >"$T_TMP/strings"
+grep -qx '/usr/libexec/partalign' "$T_TMP/strings" && grep -qx 'partalign-apply' "$T_TMP/strings" ||
+	fail "partalign does not name /usr/libexec/partalign and partalign-apply"
 grep -q 'IMPORT{program}="/usr/sbin/partalign udev ' "$p/usr/lib/udev/rules.d/60-partalign.rules" ||
 	fail "the udev rule does not run /usr/sbin/partalign"
 grep -q '^complete -F _partalign partalign' "$p/usr/share/bash-completion/completions/partalign" ||

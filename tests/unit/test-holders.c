@@ -199,7 +199,15 @@ static int setup(void **state)
 	char cmd[600];
 
 	(void)state;
-	if (geteuid() != 0)
+	/*
+	 * Root, the tools and a loop device: what a package build (dpkg's
+	 * %check, rpm's) may not give.  Without them the tests that need the
+	 * disk skip, saying so; under PARTALIGN_TEST_STRICT (tests/run-all) a
+	 * skip is an error (cmocka-run.sh), so CI never passes over them.
+	 */
+	if (geteuid() != 0 ||
+	    sh("{ command -v losetup && command -v sfdisk && command -v partx && "
+	       "test -e /dev/loop-control; } >/dev/null") != 0)
 		return 0;
 	snprintf(dir, sizeof(dir), "/tmp/pa-holders.XXXXXX");
 	if (!mkdtemp(dir))
@@ -326,8 +334,8 @@ static void test_holder_of(void **state)
 	char cmd[300];
 
 	(void)state;
-	if (geteuid() != 0)
-		skip();
+	if (!part[0])
+		skip(); /* no root, no loop device or no tools (setup) */
 	d = rdev_of(part);
 	/* nothing */
 	assert_int_equal(scan_holder_of(d, NULL, &h), -ENOENT);
@@ -380,8 +388,8 @@ static void test_mounted(void **state)
 	struct pa_holder h;
 
 	(void)state;
-	if (geteuid() != 0)
-		skip();
+	if (!part[0])
+		skip(); /* no root, no loop device or no tools (setup) */
 	snprintf(mnt, sizeof(mnt), "%s/mnt", dir);
 	assert_int_equal(
 	    sh("mkfs.ext4 -q -F %s >/dev/null 2>&1 && mkdir %s && mount %s %s", part, mnt,
@@ -408,8 +416,8 @@ static void test_lock(void **state)
 	char c;
 
 	(void)state;
-	if (geteuid() != 0)
-		skip();
+	if (!part[0])
+		skip(); /* no root, no loop device or no tools (setup) */
 	d = rdev_of(disk);
 	assert_int_equal(pipe(p), 0);
 	owner = kid();
