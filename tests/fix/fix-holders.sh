@@ -17,7 +17,7 @@ HOLD="$top_srcdir/tests/lib/holder.py"
 holder=''
 at_exit "stop_pid holder"
 hloop=''
-at_exit '[ -z "$hloop" ] || losetup -d "$hloop"'
+at_exit '[ -z "$hloop" ] || loop_detach "$hloop"'
 
 d=$(mkdisk held 64M 512 'label: gpt\nfirst-lba: 34\nstart=63, size=20480, name=a\nstart=40960, size=8192, name=b')
 p1=$(pnode_of "$d" 1)
@@ -76,7 +76,7 @@ echo "# a loop device set up on a partition"
 hloop=$(losetup -f --show "$p2")
 assert_eq "$p2" "$(cat "/sys/block/${hloop#/dev/}/loop/backing_file")" "the loop's backing file"
 refused loop "$p2 is used by loop device $hloop"
-losetup -d "$hloop"
+loop_detach "$hloop"
 hloop=''
 
 echo "# nothing holds it any more"

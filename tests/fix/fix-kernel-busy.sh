@@ -102,7 +102,7 @@ echo "# a loop device on a partition"
 dev=$(mkdisk loopover 32M 512 "$TABLE")
 num=3
 over=$(losetup -f --show -r "$(pnode "$dev" 3)")
-at_exit "losetup -d $over 2>/dev/null"
+at_exit "loop_detach $over 2>/dev/null"
 sum=$(dev_sum "$dev")
 kp=$(kernel_parts "$dev")
 # the look before the question sees a loop device on a partition already
@@ -116,7 +116,7 @@ run_pa "$T_TMP/out" "$T_TMP/err" fix --yes --move-data --quiet --journal "$T_TMP
 	--backup-dir "$BK" "$dev"
 refused_untouched "fix --move-data under a loop device" 4 "$looped"
 [ -z "$(ls "$T_TMP/j")" ] || fail "fix --move-data left $(ls "$T_TMP/j")"
-losetup -d "$over"
+loop_detach "$over"
 pa_fix "$dev"
 expect_rc 1 "fix once the loop device is gone"
 echo PASS

@@ -91,7 +91,7 @@ s0p=${s0}p1
 [ -b "$s0p" ] || fail "$s0p: not created"
 s1=$(losetup -f --show "$s0p")
 # detached before the loop device below it (at_exit hooks run first)
-at_exit "losetup -d $s1"
+at_exit "loop_detach $s1"
 # a loop device with no ASM at all
 i_none=$(mkimg none 16M)
 n0=$(loop_attach "$i_none" 512)
