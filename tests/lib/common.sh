@@ -110,12 +110,16 @@ loop_detach() {
 }
 
 # loop_attach IMAGE [SECTOR_SIZE] -> prints /dev/loopN; retries when another
-# process takes the same free loop device first.
+# process takes the same free loop device first; partitions an earlier user
+# left on it are deleted.
 loop_attach() {
 	local img=$1 bs=${2:-512} dev i
 	for i in $(seq 1 20); do
 		if dev=$(losetup -f --show -b "$bs" "$img" 2>/dev/null); then
 			loop_record "$dev" "$img"
+			# a loop device freed with a plain losetup -d (by anyone)
+			# keeps its BLKPG partitions: ours starts bare
+			partx -d "$dev" >/dev/null 2>&1 || true
 			echo "$dev"
 			return 0
 		fi
