@@ -766,30 +766,6 @@ static int dos_set(const struct marker_io *io, const struct pa_journal *j,
 	return dirty ? io->wr(io->ctx, 0, s, 512) : 0;
 }
 
-int marker_set(const struct marker_io *io, const struct pa_journal *j,
-	       const char *journal_path)
-{
-	struct gpt_copy c[2];
-	unsigned char s[512];
-	int valid, rc;
-
-	if (!io->wr)
-		return -EINVAL;
-	valid = copies_load(io, c);
-	if (valid < 0)
-		return valid;
-	if (valid) {
-		rc = gpt_set(io, j, journal_path, c);
-		copy_free(&c[0]);
-		copy_free(&c[1]);
-		return rc;
-	}
-	rc = dos_read(io, s);
-	if (rc == -ENOENT)
-		return -EOPNOTSUPP;
-	return rc < 0 ? rc : dos_set(io, j, s);
-}
-
 int marker_reveal(const struct marker_io *io)
 {
 	struct gpt_copy c[2];
@@ -927,7 +903,10 @@ static int dos_clear(const struct marker_io *io, const struct pa_journal *j,
 	return dirty ? io->wr(io->ctx, 0, s, 512) : 0;
 }
 
-int marker_clear(const struct marker_io *io, const struct pa_journal *j)
+/* marker_set (set) and marker_clear: the GPT copies when a table has them,
+ * else the MBR */
+static int marker_write(const struct marker_io *io, const struct pa_journal *j,
+			const char *journal_path, bool set)
 {
 	struct gpt_copy c[2];
 	unsigned char s[512];
@@ -939,7 +918,7 @@ int marker_clear(const struct marker_io *io, const struct pa_journal *j)
 	if (valid < 0)
 		return valid;
 	if (valid) {
-		rc = gpt_clear(io, j, c);
+		rc = set ? gpt_set(io, j, journal_path, c) : gpt_clear(io, j, c);
 		copy_free(&c[0]);
 		copy_free(&c[1]);
 		return rc;
@@ -947,5 +926,18 @@ int marker_clear(const struct marker_io *io, const struct pa_journal *j)
 	rc = dos_read(io, s);
 	if (rc == -ENOENT)
 		return -EOPNOTSUPP;
-	return rc < 0 ? rc : dos_clear(io, j, s);
+	if (rc < 0)
+		return rc;
+	return set ? dos_set(io, j, s) : dos_clear(io, j, s);
+}
+
+int marker_set(const struct marker_io *io, const struct pa_journal *j,
+	       const char *journal_path)
+{
+	return marker_write(io, j, journal_path, true);
+}
+
+int marker_clear(const struct marker_io *io, const struct pa_journal *j)
+{
+	return marker_write(io, j, NULL, false);
 }
