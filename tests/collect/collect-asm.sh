@@ -46,15 +46,7 @@ mine+=("${plain#/dev/}p1")
 root=$T_TMP/bbroot
 bb_root "$root"
 {
-	echo 'set -euo pipefail'
-	echo 'trap '\''echo "namespace script: exit $? at: $BASH_COMMAND" >&2'\'' ERR'
-	echo 'mount -t tmpfs -o mode=0755 pa-run /run'
-	echo 'mount -t tmpfs -o mode=0755 pa-dev /dev'
-	echo 'mknod -m 0666 /dev/null c 1 3'
-	for n in "${mine[@]}"; do
-		echo "mknod -m 0660 /dev/$n b $(tr ':' ' ' <"/sys/class/block/$n/dev")"
-		printf 'udevadm test --action=add %q >%q 2>&1\n' "/sys/class/block/$n" "$T_TMP/utest-$n.out"
-	done
+	ns_udev "${mine[@]}"
 	printf 'cp -r /run/udev/data %q\n' "$T_TMP/udevdb"
 	printf '%q check --asm --json %s >%q 2>%q || echo $? >%q\n' "$PARTALIGN" "${asm[*]} $plain" \
 		"$T_TMP/live.json" "$T_TMP/live.err" "$T_TMP/live.rc"

@@ -54,15 +54,7 @@ for c in ls cat readlink uname; do
 	ln -s "$(command -v "$c")" "$T_TMP/nogz/$c"
 done
 {
-	echo 'set -euo pipefail'
-	echo 'trap '\''echo "namespace script: exit $? at: $BASH_COMMAND" >&2'\'' ERR'
-	echo 'mount -t tmpfs -o mode=0755 pa-run /run'
-	echo 'mount -t tmpfs -o mode=0755 pa-dev /dev'
-	echo 'mknod -m 0666 /dev/null c 1 3'
-	for n in "${mine[@]}"; do
-		echo "mknod -m 0660 /dev/$n b $(tr ':' ' ' <"/sys/class/block/$n/dev")"
-		printf 'udevadm test --action=add %q >%q 2>&1\n' "/sys/class/block/$n" "$T_TMP/utest-$n.out"
-	done
+	ns_udev "${mine[@]}"
 	printf '%q check --json -o %q >%q 2>%q || true\n' "$PARTALIGN" "$all_cols" \
 		"$T_TMP/live.json" "$T_TMP/live.err"
 	printf '%q dump %q >%q 2>&1\n' "$PARTALIGN" "$T_TMP/dump" "$T_TMP/dump.err"

@@ -59,6 +59,23 @@ bb_binds() {
 	done
 }
 
+# ns_udev NAMES...: the opening of an ns script that has udev describe the
+# kernel names NAMES (and nothing else) afresh: a private /run and /dev, a
+# node for each, udevadm test (its output in $T_TMP/utest-NAME.out); the
+# script stops at the first command that fails, naming it
+ns_udev() {
+	local n
+	echo 'set -euo pipefail'
+	echo 'trap '\''echo "namespace script: exit $? at: $BASH_COMMAND" >&2'\'' ERR'
+	echo 'mount -t tmpfs -o mode=0755 pa-run /run'
+	echo 'mount -t tmpfs -o mode=0755 pa-dev /dev'
+	echo 'mknod -m 0666 /dev/null c 1 3'
+	for n in "$@"; do
+		echo "mknod -m 0660 /dev/$n b $(tr ':' ' ' <"/sys/class/block/$n/dev")"
+		printf 'udevadm test --action=add %q >%q 2>&1\n' "/sys/class/block/$n" "$T_TMP/utest-$n.out"
+	done
+}
+
 # ns_run SCRIPT: bash SCRIPT in a private mount and PID namespace.  Should
 # the test end first (a signal), the namespace's PID 1 is killed, and with
 # it every process in there; its mounts go with the namespace.

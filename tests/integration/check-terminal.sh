@@ -7,28 +7,15 @@
 # sysfs gives.  Piped, the same commands keep their columns and bytes.
 . "$top_srcdir/tests/lib/common.sh"
 . "$top_srcdir/tests/integration/helpers.sh"
-need_cmd tmux
 
-SOCK=partalign-test-$$
-TMUX_CMD=(tmux -L "$SOCK" -f /dev/null)
-at_exit "${TMUX_CMD[*]} kill-server >/dev/null 2>&1"
+. "$top_srcdir/tests/lib/term.sh"
 
-# term NAME ARGS...: partalign ARGS in a fresh 80x24 pane; the screen in
-# $T_TMP/NAME.screen (blank lines dropped), the exit status in $T_RC.
+# term NAME ARGS...: term_pane with standard error in $T_TMP/NAME.err; no
+# line of the screen over 80 columns
 term() {
 	local name=$1 a
 	shift
-	{
-		printf '%q ' "$PARTALIGN" "$@"
-		echo "2>$T_TMP/$name.err; echo \$? >$T_TMP/$name.rc"
-		echo "tmux -L $SOCK wait-for -S $name"
-		echo 'sleep 60'
-	} >"$T_TMP/$name.sh"
-	"${TMUX_CMD[@]}" new-session -d -s "$name" -x 80 -y 24 "bash $T_TMP/$name.sh"
-	timeout 30 "${TMUX_CMD[@]}" wait-for "$name" || fail "$name: did not finish in 30 s"
-	"${TMUX_CMD[@]}" capture-pane -t "$name" -p -J | sed '/^ *$/d' >"$T_TMP/$name.screen"
-	"${TMUX_CMD[@]}" kill-session -t "$name"
-	T_RC=$(cat "$T_TMP/$name.rc")
+	term_pane "$name" file "$@"
 	a=$(awk 'length > 80' "$T_TMP/$name.screen")
 	[ -z "$a" ] || fail "$name: lines over 80 columns:
 $a

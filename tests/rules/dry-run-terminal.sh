@@ -6,30 +6,12 @@
 # still on the screen at the end is what needs doing.  Nothing is written.
 . "$top_srcdir/tests/lib/common.sh"
 need_root
-need_cmd tmux sfdisk partx losetup
+need_cmd sfdisk partx losetup
 
-SOCK=partalign-test-$$
-TMUX_CMD=(tmux -L "$SOCK" -f /dev/null)
-at_exit "${TMUX_CMD[*]} kill-server >/dev/null 2>&1"
+. "$top_srcdir/tests/lib/term.sh"
 
-# term NAME ARGS...: partalign ARGS in a fresh 80x24 pane; the screen (the
-# last 24 rows, wrapped lines joined) in $T_TMP/NAME.screen, blank lines
-# dropped; the exit status in $T_RC
-term() {
-	local name=$1
-	shift
-	{
-		printf '%q ' "$PARTALIGN" "$@"
-		echo "; echo \$? >$T_TMP/$name.rc"
-		echo "tmux -L $SOCK wait-for -S $name"
-		echo 'sleep 60'
-	} >"$T_TMP/$name.sh"
-	"${TMUX_CMD[@]}" new-session -d -s "$name" -x 80 -y 24 "bash $T_TMP/$name.sh"
-	timeout 30 "${TMUX_CMD[@]}" wait-for "$name" || fail "$name: did not finish in 30 s"
-	"${TMUX_CMD[@]}" capture-pane -t "$name" -p -J | sed '/^ *$/d' >"$T_TMP/$name.screen"
-	"${TMUX_CMD[@]}" kill-session -t "$name"
-	T_RC=$(cat "$T_TMP/$name.rc")
-}
+# term NAME ARGS...: term_pane with the warnings on the screen
+term() { term_pane "$1" - "${@:2}"; }
 
 d=$(mkdisk a 64M 512 'label: gpt\nstart=2048, size=20480\nstart=22528, size=20480')
 for p in "${d}p1" "${d}p2"; do
