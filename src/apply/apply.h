@@ -264,8 +264,13 @@ int apply_proof_check(struct pa_proof *p, int fd, int dfd, int own);
  */
 int apply_proof_geometry(struct pa_proof *p, struct pa_disk *d);
 
-/* Only the openers: -EBUSY with apply_proof_change(), 0, or -errno. */
-int apply_proof_openers(struct pa_proof *p);
+/*
+ * Only the openers: -EBUSY with apply_proof_change(), 0, or -errno.  With
+ * @ix (may be NULL), /proc is read once for the run: the index is made at
+ * the first call and looked up after (scan_openers_lookup); the gate
+ * (apply_proof_check) always reads /proc again.
+ */
+int apply_proof_openers(struct pa_proof *p, struct pa_opener_index *ix);
 /* @len bytes at @off are now @buf on the disk: partalign wrote them. */
 void apply_proof_wrote(struct pa_proof *p, uint64_t off, const void *buf, uint64_t len);
 const struct pa_change *apply_proof_change(const struct pa_proof *p);

@@ -351,7 +351,7 @@ static size_t still_held(struct pa_openers *o)
  * other process has them open or mapped, watched for @wait_ms (a prober's
  * open is waited out).
  */
-static int check_openers(struct pa_proof *p, int wait_ms)
+static int check_openers(struct pa_proof *p, int wait_ms, struct pa_opener_index *ix)
 {
 	struct pa_openers o;
 	struct pa_holder loop;
@@ -376,8 +376,15 @@ static int check_openers(struct pa_proof *p, int wait_ms)
 		snprintf(p->change.comm, sizeof(p->change.comm), "%.31s", loop.name);
 		return -EBUSY;
 	}
-	rc = scan_openers(devs, n, &o);
-	until = now_ms() + (uint64_t)wait_ms;
+	/*
+	 * With a run's index, a holder has been watched since the index was
+	 * made: the second disk of a run waits for nobody twice.
+	 */
+	if (!ix)
+		rc = scan_openers(devs, n, &o);
+	else if ((rc = ix->made ? 0 : scan_openers_index(ix)) == 0)
+		rc = scan_openers_lookup(ix, devs, n, &o);
+	until = (ix && rc == 0 ? ix->made_ms : now_ms()) + (uint64_t)wait_ms;
 	while (rc == 0 && o.count && now_ms() < until) {
 		usleep(OPENER_POLL_US);
 		if (!still_held(&o))
@@ -445,12 +452,12 @@ int apply_proof_check(struct pa_proof *p, int fd, int dfd, int own)
 	if (rc == 0)
 		rc = check_map(p, own);
 	if (rc == 0)
-		rc = check_openers(p, OPENER_GATE_MS);
+		rc = check_openers(p, OPENER_GATE_MS, NULL);
 	return rc;
 }
 
-int apply_proof_openers(struct pa_proof *p)
+int apply_proof_openers(struct pa_proof *p, struct pa_opener_index *ix)
 {
 	memset(&p->change, 0, sizeof(p->change));
-	return check_openers(p, OPENER_LOOK_MS);
+	return check_openers(p, OPENER_LOOK_MS, ix);
 }

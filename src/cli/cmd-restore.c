@@ -256,7 +256,7 @@ static int restore(const struct pa_backup *b, const char *file, const char *arg,
 		goto out;
 	/* what the checks below read is what the gate proves again */
 	rc = apply_proof_take(&lk.disk, &lk.devs, lk.dev, &proof);
-	if (rc == 0 && apply_proof_openers(proof) == -EBUSY) {
+	if (rc == 0 && apply_proof_openers(proof, NULL) == -EBUSY) {
 		held = fix_change_text(apply_proof_change(proof), &lk.devs);
 		msg_err(lk.dev->path, 0, "refused: %s: stop it first",
 			held ? held : "in use");

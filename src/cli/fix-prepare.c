@@ -119,7 +119,7 @@ int fix_prepare(const struct fix_opts *o, const char *arg, struct fix_job *j)
 	rc = 0;
 	/* a process that opened the disk or a partition without O_EXCL (ASM, dd) */
 	if (!inuse && (rc = apply_proof_take(&j->disk, l, dev, &j->proof)) == 0 &&
-	    apply_proof_openers(j->proof) == -EBUSY)
+	    apply_proof_openers(j->proof, j->openers) == -EBUSY)
 		inuse = fix_change_text(apply_proof_change(j->proof), l);
 	/* a map: users no process shows (a mount, LVM) are in its open counts */
 	if (!inuse && rc == 0 && dev->kind == PA_KIND_MPATH)

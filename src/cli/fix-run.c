@@ -88,6 +88,7 @@ int fix_run(struct fix_opts *op, char *const *devices, size_t njobs)
 	struct fix_opts o = *op;
 	struct libscols_table *tb = NULL;
 	struct fix_job *jobs = NULL;
+	struct pa_opener_index openers = {0};
 	int sel[OUT_MAXCOLS];
 	size_t nsel = 0, i;
 	bool fix = o.fix;
@@ -122,7 +123,10 @@ int fix_run(struct fix_opts *op, char *const *devices, size_t njobs)
 	}
 	for (i = 0; i < njobs; i++) {
 		struct fix_job *j = &jobs[i];
-		int st = fix_prepare(&o, devices[i], j), adv;
+		int st, adv;
+
+		j->openers = fix ? NULL : &openers;
+		st = fix_prepare(&o, devices[i], j);
 
 		adv = fix_stack_advice(&o, j, &st);
 		if (fix_fs_advice(&o, j) < 0 || fix_asm_advice(&o, j) < 0)
@@ -193,5 +197,6 @@ out:
 		job_free(&jobs[i]);
 	free(jobs);
 	scols_unref_table(tb);
+	scan_openers_index_free(&openers);
 	return status;
 }

@@ -69,6 +69,9 @@ struct fix_job {
 	/* plan: file systems on the disk's partitions made for another stripe */
 	struct fix_fsadv *fsadv;
 	size_t nfsadv;
+	/* plan: who holds what, read from /proc once for the run (NULL: fix,
+	   which looks again for each disk before its question) */
+	struct pa_opener_index *openers;
 };
 
 #endif

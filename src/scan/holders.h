@@ -81,6 +81,35 @@ int scan_openers(const dev_t *devs, size_t n, struct pa_openers *out);
 bool scan_opener_holds(const struct pa_holder *h);
 
 /*
+ * A run's record of who holds which block device: one pass over /proc, as
+ * scan_openers() makes it, kept for the devices of every disk a run looks
+ * at (plan A B C reads /proc once).  Zeroed by the caller; freed with
+ * scan_openers_index_free().
+ */
+struct pa_hold;
+struct pa_opener_index {
+	struct pa_hold *v; /* one per process and device, a process's together */
+	size_t n, cap;
+	bool made;	  /* scan_openers_index() filled it */
+	uint64_t made_ms; /* when it was done (CLOCK_MONOTONIC, ms) */
+	bool nomem;	  /* a hold could not be kept */
+};
+
+/* Fill @ix with every process's holds of every block device: 0 or -errno. */
+int scan_openers_index(struct pa_opener_index *ix);
+
+/*
+ * What scan_openers(@devs, @n) would give, from @ix: the processes of the
+ * index whose hold of one of @devs is still there (each re-checked as
+ * scan_opener_holds() does).  A process that opened one since the index
+ * was made is not seen: the write gate scans again.  0 or -errno.
+ */
+int scan_openers_lookup(const struct pa_opener_index *ix, const dev_t *devs, size_t n,
+			struct pa_openers *out);
+
+void scan_openers_index_free(struct pa_opener_index *ix);
+
+/*
  * The loop devices set up on any of the @n devices @devs (compared by the
  * backing device's number, LOOP_GET_STATUS64 lo_rdevice, or the device
  * number of the node sysfs loop/backing_file names when the loop device

@@ -28,6 +28,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "scan/holders.h"
@@ -62,6 +63,18 @@ struct scan {
 	size_t cap, used;
 	struct waiter *waiters;
 	size_t nwaiters;
+	/* collecting every hold of every block device (scan_openers_index) */
+	struct pa_opener_index *ix;
+	size_t ix_first; /* where the process being read starts in ix */
+};
+
+/* One hold in a run's index: a struct pa_holder without its texts. */
+struct pa_hold {
+	dev_t dev;
+	pid_t pid, tid;
+	int fd;
+	enum pa_holder_kind kind;
+	unsigned long map_start, map_end;
 };
 
 static bool all_digits(const char *s)
@@ -81,9 +94,41 @@ static int cmp_dev(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* Is @d one of the devices looked for (when collecting: any)? */
 static bool watched(const struct scan *s, dev_t d)
 {
-	return bsearch(&d, s->devs, s->n, sizeof(d), cmp_dev) != NULL;
+	return s->ix || bsearch(&d, s->devs, s->n, sizeof(d), cmp_dev) != NULL;
+}
+
+/*
+ * Hold @h found: true when the search stops there (the first hold of a
+ * process is enough), false when collecting, with @h kept in the index once
+ * per process and device (or dropped when memory runs out: -ENOMEM later).
+ */
+static bool found_hold(struct scan *s, const struct pa_holder *h)
+{
+	struct pa_opener_index *ix = s->ix;
+	size_t i;
+
+	if (!ix)
+		return true;
+	for (i = s->ix_first; i < ix->n; i++)
+		if (ix->v[i].dev == h->dev)
+			return false;
+	if (ix->n == ix->cap) {
+		size_t cap = ix->cap ? ix->cap * 2 : 64;
+		struct pa_hold *v = realloc(ix->v, cap * sizeof(*v));
+
+		if (!v) {
+			ix->nomem = true;
+			return false;
+		}
+		ix->v = v;
+		ix->cap = cap;
+	}
+	ix->v[ix->n++] = (struct pa_hold){h->dev,  h->pid,	 h->tid,    h->fd,
+					  h->kind, h->map_start, h->map_end};
+	return false;
 }
 
 /* ---- the parsers ------------------------------------------------------- */
@@ -215,8 +260,12 @@ static bool waits_for_lock(const struct scan *s, pid_t pid, const char *fddir,
 
 /* ---- descriptors --------------------------------------------------------- */
 
-/* The first descriptor in @fddir (below /proc) on a watched device: 1, or 0. */
-static int fds_hold(const struct scan *s, pid_t pid, const char *fddir,
+/*
+ * The first descriptor in @fddir (below /proc: the table of @pid, or of its
+ * thread @tid when not 0) on a watched device: 1 with @h, or 0 (and every
+ * one in the index when collecting).
+ */
+static int fds_hold(struct scan *s, pid_t pid, pid_t tid, const char *fddir,
 		    struct pa_holder *h)
 {
 	struct dirent *de;
@@ -239,9 +288,11 @@ static int fds_hold(const struct scan *s, pid_t pid, const char *fddir,
 		    !watched(s, st.st_rdev) ||
 		    (s->nwaiters && waits_for_lock(s, pid, fddir, de->d_name, &st)))
 			continue;
+		h->kind = tid ? PA_HOLDER_THREAD_FD : PA_HOLDER_FD;
+		h->tid = tid;
 		h->dev = st.st_rdev;
 		h->fd = (int)strtol(de->d_name, NULL, 10);
-		found = 1;
+		found = found_hold(s, h);
 	}
 	closedir(dd);
 	return found;
@@ -306,11 +357,7 @@ static int threads_hold(struct scan *s, pid_t pid, struct pa_holder *h)
 		if (nseen < MAX_TABLES && !s->no_kcmp)
 			seen[nseen++] = tid;
 		snprintf(path, sizeof(path), "%ld/task/%ld/fd", (long)pid, (long)tid);
-		if (fds_hold(s, pid, path, h)) {
-			h->kind = PA_HOLDER_THREAD_FD;
-			h->tid = tid;
-			found = 1;
-		}
+		found = fds_hold(s, pid, tid, path, h);
 	}
 	closedir(dd);
 	return found;
@@ -417,9 +464,11 @@ static int maps_hold(struct scan *s, pid_t pid, struct pa_holder *h)
 			continue;
 		h->kind = PA_HOLDER_MAP;
 		h->dev = d;
+		h->fd = -1;
+		h->tid = 0;
 		h->map_start = m.start;
 		h->map_end = m.end;
-		found = 1;
+		found = found_hold(s, h);
 	}
 	free(line);
 	fclose(f);
@@ -450,7 +499,10 @@ static void comm_of(int procfd, pid_t pid, char *buf, size_t len)
 	buf[strcspn(buf, "\n")] = '\0';
 }
 
-/* Does process @pid hold a watched device?  1 with @h filled, or 0. */
+/*
+ * Does process @pid hold a watched device?  1 with @h filled, or 0 (always
+ * when collecting: its holds are in the index).
+ */
 static int process_holds(struct scan *s, pid_t pid, struct pa_holder *h)
 {
 	char path[64];
@@ -458,10 +510,11 @@ static int process_holds(struct scan *s, pid_t pid, struct pa_holder *h)
 	memset(h, 0, sizeof(*h));
 	h->pid = pid;
 	h->fd = -1;
+	if (s->ix)
+		s->ix_first = s->ix->n;
 	snprintf(path, sizeof(path), "%ld/fd", (long)pid);
-	if (fds_hold(s, pid, path, h))
-		h->kind = PA_HOLDER_FD;
-	else if (!threads_hold(s, pid, h) && !maps_hold(s, pid, h))
+	if (!fds_hold(s, pid, 0, path, h) && !threads_hold(s, pid, h) &&
+	    !maps_hold(s, pid, h))
 		return 0;
 	comm_of(s->procfd, pid, h->comm, sizeof(h->comm));
 	return 1;
@@ -474,7 +527,8 @@ static int scan_open(struct scan *s, const dev_t *devs, size_t n)
 	s->devs = malloc((n ? n : 1) * sizeof(*devs));
 	if (!s->devs)
 		return -ENOMEM;
-	memcpy(s->devs, devs, n * sizeof(*devs));
+	if (n)
+		memcpy(s->devs, devs, n * sizeof(*devs));
 	qsort(s->devs, n, sizeof(*devs), cmp_dev);
 	s->n = n;
 	s->procfd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -495,25 +549,21 @@ static void scan_close(struct scan *s)
 	free(s->waiters);
 }
 
-int scan_openers(const dev_t *devs, size_t n, struct pa_openers *out)
+/* Every process of /proc but this one, through process_holds(): into @out. */
+static int walk(struct scan *s, struct pa_openers *out)
 {
 	struct pa_holder h;
 	struct dirent *de;
-	struct scan s;
 	DIR *proc;
-	int rc, fd;
+	int fd;
 
-	memset(out, 0, sizeof(*out));
-	rc = scan_open(&s, devs, n);
-	if (rc < 0)
-		return rc;
-	fd = dup(s.procfd);
+	fd = dup(s->procfd);
 	proc = fd < 0 ? NULL : fdopendir(fd);
 	if (!proc) {
-		rc = -errno;
+		int rc = -errno;
+
 		if (fd >= 0)
 			close(fd);
-		scan_close(&s);
 		return rc;
 	}
 	while ((de = readdir(proc))) {
@@ -522,26 +572,36 @@ int scan_openers(const dev_t *devs, size_t n, struct pa_openers *out)
 		if (!all_digits(de->d_name))
 			continue;
 		pid = (pid_t)strtol(de->d_name, NULL, 10);
-		if (pid == s.self || !process_holds(&s, pid, &h))
+		if (pid == s->self || !process_holds(s, pid, &h))
 			continue;
 		if (out->n < PA_OPENERS_KEPT)
 			out->v[out->n++] = h;
 		out->count++;
 	}
 	closedir(proc);
-	scan_close(&s);
 	return 0;
 }
 
-bool scan_opener_holds(const struct pa_holder *h)
+int scan_openers(const dev_t *devs, size_t n, struct pa_openers *out)
 {
-	char dir[64], name[32];
-	struct stat st;
 	struct scan s;
-	bool held = false;
+	int rc;
 
-	if (scan_open(&s, &h->dev, 1) < 0)
-		return true; /* cannot tell: as it was */
+	memset(out, 0, sizeof(*out));
+	rc = scan_open(&s, devs, n);
+	if (rc < 0)
+		return rc;
+	rc = walk(&s, out);
+	scan_close(&s);
+	return rc;
+}
+
+/* Does @h still hold its device (scan_opener_holds), asked through @s? */
+static bool holds_now(const struct scan *s, const struct pa_holder *h)
+{
+	char dir[64], name[32], path[100];
+	struct stat st;
+
 	if (h->kind == PA_HOLDER_MAP) {
 		snprintf(dir, sizeof(dir), "%ld/map_files", (long)h->pid);
 		snprintf(name, sizeof(name), "%lx-%lx", h->map_start, h->map_end);
@@ -553,15 +613,92 @@ bool scan_opener_holds(const struct pa_holder *h)
 			snprintf(dir, sizeof(dir), "%ld/fd", (long)h->pid);
 		snprintf(name, sizeof(name), "%d", h->fd);
 	}
-	{
-		char path[100];
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return fstatat(s->procfd, path, &st, 0) == 0 && S_ISBLK(st.st_mode) &&
+	       st.st_rdev == h->dev &&
+	       (h->kind == PA_HOLDER_MAP || !waits_for_lock(s, h->pid, dir, name, &st));
+}
 
-		snprintf(path, sizeof(path), "%s/%s", dir, name);
-		held = fstatat(s.procfd, path, &st, 0) == 0 && S_ISBLK(st.st_mode) &&
-		       st.st_rdev == h->dev &&
-		       (h->kind == PA_HOLDER_MAP ||
-			!waits_for_lock(&s, h->pid, dir, name, &st));
-	}
+bool scan_opener_holds(const struct pa_holder *h)
+{
+	struct scan s;
+	bool held;
+
+	if (scan_open(&s, &h->dev, 1) < 0)
+		return true; /* cannot tell: as it was */
+	held = holds_now(&s, h);
 	scan_close(&s);
 	return held;
+}
+
+/* ---- a run's index ------------------------------------------------------- */
+
+int scan_openers_index(struct pa_opener_index *ix)
+{
+	struct pa_openers none;
+	struct scan s;
+	int rc;
+
+	struct timespec t;
+
+	scan_openers_index_free(ix);
+	rc = scan_open(&s, NULL, 0);
+	if (rc < 0)
+		return rc;
+	s.ix = ix;
+	memset(&none, 0, sizeof(none));
+	rc = walk(&s, &none);
+	scan_close(&s);
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	ix->made_ms = (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
+	if (rc == 0 && ix->nomem)
+		rc = -ENOMEM;
+	if (rc < 0)
+		scan_openers_index_free(ix);
+	else
+		ix->made = true;
+	return rc;
+}
+
+int scan_openers_lookup(const struct pa_opener_index *ix, const dev_t *devs, size_t n,
+			struct pa_openers *out)
+{
+	struct scan s;
+	size_t i;
+	pid_t last = 0;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	rc = scan_open(&s, devs, n);
+	if (rc < 0)
+		return rc;
+	for (i = 0; i < ix->n; i++) {
+		const struct pa_hold *x = &ix->v[i];
+		struct pa_holder h = {.kind = x->kind,
+				      .dev = x->dev,
+				      .pid = x->pid,
+				      .tid = x->tid,
+				      .fd = x->fd,
+				      .map_start = x->map_start,
+				      .map_end = x->map_end};
+
+		/* a process's holds are together: its first still held counts */
+		if (x->pid == last ||
+		    !bsearch(&x->dev, s.devs, s.n, sizeof(x->dev), cmp_dev) ||
+		    !holds_now(&s, &h))
+			continue;
+		last = x->pid;
+		comm_of(s.procfd, h.pid, h.comm, sizeof(h.comm));
+		if (out->n < PA_OPENERS_KEPT)
+			out->v[out->n++] = h;
+		out->count++;
+	}
+	scan_close(&s);
+	return 0;
+}
+
+void scan_openers_index_free(struct pa_opener_index *ix)
+{
+	free(ix->v);
+	memset(ix, 0, sizeof(*ix));
 }
