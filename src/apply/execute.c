@@ -14,6 +14,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "apply/execute.h"
 #include "core/label.h"
@@ -189,21 +190,39 @@ static const char *kpartx_separator(const struct pa_devlist *l, const struct pa_
 	return NULL;
 }
 
-/* kpartx -u [-p SEP] MAP: 0 when it ran and succeeded. */
+/* how often kpartx is run before its failure counts, and the waits between */
+#define KPARTX_TRIES 4
+#define KPARTX_WAIT_MS 250
+
+/*
+ * kpartx -u [-p SEP] MAP: 0 when it ran and succeeded.  The write's close
+ * sends udev a change event of the map, and the kpartx rule of the host's
+ * multipath-tools runs kpartx too: when that one creates a partition map
+ * between our kpartx's look and its create, ours fails ("create ioctl ...
+ * failed: Device or resource busy") though the map is there.  kpartx -u is
+ * run again then (it reloads a map that exists), quietly but for the last
+ * time, whose complaints the admin sees.
+ */
 static int run_kpartx(const char *map, const char *sep)
 {
 	const char *argv[] = {"kpartx", "-u", "-p", sep, map, NULL};
 	struct spawn_result res;
-	int rc;
+	int rc = 0, i;
 
 	if (!sep) {
 		argv[2] = map;
 		argv[3] = NULL;
 	}
-	rc = spawn(argv, 0, &res);
-	if (rc == 0 && res.status != 0)
-		rc = -EIO;
-	spawn_result_free(&res);
+	for (i = 0; i < KPARTX_TRIES; i++) {
+		if (i)
+			usleep((useconds_t)KPARTX_WAIT_MS * 1000 * (unsigned)i);
+		rc = spawn(argv, i + 1 < KPARTX_TRIES ? SPAWN_QUIET : 0, &res);
+		if (rc == 0 && res.status != 0)
+			rc = -EIO;
+		spawn_result_free(&res);
+		if (rc != -EIO)
+			break;
+	}
 	return rc;
 }
 

@@ -88,7 +88,8 @@ static int write_back(const struct pa_backup *b, struct pa_disk *d,
 					 .backup_dir = o->backup_dir,
 					 .restore = b,
 					 .save = save,
-					 .nsave = nsave};
+					 .nsave = nsave,
+					 .kpartx = true};
 	struct apply_result r;
 	int rc = apply_execute(&rq, &ops, &r), status = PA_EXIT_OK;
 
@@ -125,13 +126,22 @@ static int write_back(const struct pa_backup *b, struct pa_disk *d,
 	}
 	if (r.written)
 		status |= PA_EXIT_CHANGED;
-	if (r.kernel != APPLY_KERNEL_SYNCED) {
+	if (r.kernel == APPLY_KERNEL_KPARTX_FAILED) {
+		msg_err(dev->path, 0,
+			"restored; update the partition maps with 'kpartx -u%s%s %s'",
+			r.kpartx_sep ? " -p " : "", r.kpartx_sep ? r.kpartx_sep : "",
+			dev->path);
+		status |= PA_EXIT_REBOOT | PA_EXIT_CHANGED;
+	} else if (r.kernel == APPLY_KERNEL_STALE) {
 		msg_err(dev->path, 0,
 			"restored, but the kernel still uses the old table");
 		status |= PA_EXIT_REBOOT | PA_EXIT_CHANGED;
 	}
 	printf("%s: %s (%" PRIu64 " bytes written)\n", dev->path,
-	       r.written ? "restored" : "already holds this table", r.written);
+	       !r.written			      ? "already holds this table"
+	       : r.kernel == APPLY_KERNEL_KPARTX ? "restored, partition maps updated by kpartx"
+						 : "restored",
+	       r.written);
 	return status;
 }
 
