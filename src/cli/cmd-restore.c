@@ -91,6 +91,7 @@ static int write_back(const struct pa_backup *b, struct pa_disk *d,
 					 .nsave = nsave,
 					 .kpartx = true};
 	struct apply_result r;
+	const char *done = "restored";
 	int rc = apply_execute(&rq, &ops, &r), status = PA_EXIT_OK;
 
 	apply_result_free(&r);
@@ -137,11 +138,11 @@ static int write_back(const struct pa_backup *b, struct pa_disk *d,
 			"restored, but the kernel still uses the old table");
 		status |= PA_EXIT_REBOOT | PA_EXIT_CHANGED;
 	}
-	printf("%s: %s (%" PRIu64 " bytes written)\n", dev->path,
-	       !r.written			      ? "already holds this table"
-	       : r.kernel == APPLY_KERNEL_KPARTX ? "restored, partition maps updated by kpartx"
-						 : "restored",
-	       r.written);
+	if (!r.written)
+		done = "already holds this table";
+	else if (r.kernel == APPLY_KERNEL_KPARTX)
+		done = "restored, partition maps updated by kpartx";
+	printf("%s: %s (%" PRIu64 " bytes written)\n", dev->path, done, r.written);
 	return status;
 }
 
