@@ -102,6 +102,31 @@ out:
 	return rc;
 }
 
+int fix_fsadv_add(struct fix_job *j, unsigned int num, char *reason, const char *fix,
+		  const char *asm_group)
+{
+	struct fix_fsadv *v = realloc(j->fsadv, (j->nfsadv + 1) * sizeof(*v));
+
+	if (!v) {
+		free(reason);
+		return -ENOMEM;
+	}
+	j->fsadv = v;
+	v = &j->fsadv[j->nfsadv];
+	*v = (struct fix_fsadv){.num = num,
+				.reason = reason,
+				.fix = strdup(fix),
+				.asm_group = asm_group ? strdup(asm_group) : NULL};
+	if (!v->reason || !v->fix || (asm_group && !v->asm_group)) {
+		free(v->reason);
+		free(v->fix);
+		free(v->asm_group);
+		return -ENOMEM;
+	}
+	j->nfsadv++;
+	return 0;
+}
+
 int fix_fs_advice(const struct fix_opts *o, struct fix_job *j)
 {
 	struct pa_devlist l = {0};
@@ -115,32 +140,16 @@ int fix_fs_advice(const struct fix_opts *o, struct fix_job *j)
 		goto out;
 	for (i = 0; i < l.n && rc == 0; i++) {
 		const struct pa_dev *p = l.v[i];
-		char why[PA_REASON_MAX], fix[256];
-		struct fix_fsadv *v;
+		char why[PA_REASON_MAX], fix[256], *reason;
 
 		if (p->disk != d || p->kind != PA_KIND_PART ||
 		    layers_check_fs(p, why, sizeof(why), fix, sizeof(fix), NULL) !=
 			PA_VERDICT_MISALIGNED ||
 		    !fix[0])
 			continue;
-		v = realloc(j->fsadv, (j->nfsadv + 1) * sizeof(*v));
-		if (!v) {
-			rc = -ENOMEM;
-			break;
-		}
-		j->fsadv = v;
-		v = &j->fsadv[j->nfsadv];
-		v->num = p->partno;
-		if (asprintf(&v->reason, "fs: %s", why) < 0)
-			v->reason = NULL;
-		v->fix = strdup(fix);
-		if (!v->reason || !v->fix) {
-			free(v->reason);
-			free(v->fix);
-			rc = -ENOMEM;
-			break;
-		}
-		j->nfsadv++;
+		if (asprintf(&reason, "fs: %s", why) < 0)
+			reason = NULL;
+		rc = fix_fsadv_add(j, p->partno, reason, fix, NULL);
 	}
 out:
 	devlist_free(&l);

@@ -37,6 +37,14 @@ int fix_asm_advice(const struct fix_opts *o, struct fix_job *j);
 /* The advice of partition @num of @j, or NULL. */
 const struct fix_fsadv *fix_fsadv_of(const struct fix_job *j, unsigned int num);
 
+/*
+ * One more advice for partition @num: @reason is taken (NULL: it could not
+ * be made, -ENOMEM), @fix and @asm_group (NULL but for an ASM member)
+ * copied.  0 or -ENOMEM (nothing added).
+ */
+int fix_fsadv_add(struct fix_job *j, unsigned int num, char *reason, const char *fix,
+		  const char *asm_group);
+
 /* What fix_stack_advice() and fix_fs_advice() kept in @j. */
 void fix_advice_free(struct fix_job *j);
 

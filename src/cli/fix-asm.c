@@ -32,29 +32,14 @@ static const struct pa_step *step_of(const struct fix_job *j, unsigned int num)
 
 static int add(struct fix_job *j, const struct pa_asm_row *r, const char *sql)
 {
-	struct fix_fsadv *v = realloc(j->fsadv, (j->nfsadv + 1) * sizeof(*v));
+	char *reason;
 
-	if (!v)
-		return -ENOMEM;
-	j->fsadv = v;
-	v = &j->fsadv[j->nfsadv];
-	memset(v, 0, sizeof(*v));
-	v->num = r->d->partno;
-	v->asm_group = strdup(r->h->grpname);
-	if (asprintf(&v->reason,
+	if (asprintf(&reason,
 		     "asm: ASM disk %s of disk group %s is misaligned; ASM can move "
 		     "its data online",
 		     r->h->dskname, r->h->grpname) < 0)
-		v->reason = NULL;
-	v->fix = strdup(sql);
-	if (!v->reason || !v->fix || !v->asm_group) {
-		free(v->reason);
-		free(v->fix);
-		free(v->asm_group);
-		return -ENOMEM;
-	}
-	j->nfsadv++;
-	return 0;
+		reason = NULL;
+	return fix_fsadv_add(j, r->d->partno, reason, sql, r->h->grpname);
 }
 
 int fix_asm_advice(const struct fix_opts *o, struct fix_job *j)
