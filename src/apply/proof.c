@@ -23,12 +23,12 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/sysmacros.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "apply/apply.h"
 #include "core/label.h"
 #include "scan/holders.h"
+#include "shared/sys.h"
 #include "scan/scan.h"
 #include "shared/fileio.h"
 
@@ -323,29 +323,6 @@ static size_t watched(const struct pa_proof *p, dev_t *devs, size_t max)
 	return n;
 }
 
-static uint64_t now_ms(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
-}
-
-/* Drop the holders of @o that let go; how many of those kept are left. */
-static size_t still_held(struct pa_openers *o)
-{
-	size_t i, k = 0, gone = 0;
-
-	for (i = 0; i < o->n; i++)
-		if (scan_opener_holds(&o->v[i]))
-			o->v[k++] = o->v[i];
-		else
-			gone++;
-	o->n = k;
-	o->count -= gone;
-	return k;
-}
-
 /*
  * Nothing else holds any of them: no loop device is set up on them and no
  * other process has them open or mapped, watched for @wait_ms (a prober's
@@ -384,10 +361,10 @@ static int check_openers(struct pa_proof *p, int wait_ms, struct pa_opener_index
 		rc = scan_openers(devs, n, &o);
 	else if ((rc = ix->made ? 0 : scan_openers_index(ix)) == 0)
 		rc = scan_openers_lookup(ix, devs, n, &o);
-	until = (ix && rc == 0 ? ix->made_ms : now_ms()) + (uint64_t)wait_ms;
-	while (rc == 0 && o.count && now_ms() < until) {
+	until = (ix && rc == 0 ? ix->made_ms : sys_mono_ms()) + (uint64_t)wait_ms;
+	while (rc == 0 && o.count && sys_mono_ms() < until) {
 		usleep(OPENER_POLL_US);
-		if (!still_held(&o))
+		if (!scan_openers_still_held(&o))
 			rc = scan_openers(devs, n, &o);
 	}
 	free(devs);

@@ -110,7 +110,7 @@ static void cli_holder_text(const struct pa_devlist *l, const struct pa_dev *p, 
 	struct pa_holder h;
 
 	buf[0] = '\0';
-	if (scan_holder_of(makedev(p->major, p->minor), l, &h) == 0) {
+	if (scan_holder_of(makedev(p->major, p->minor), &h) == 0) {
 		switch (h.kind) {
 		case PA_HOLDER_MOUNT:
 			snprintf(buf, len, "it is mounted on %s", h.name);

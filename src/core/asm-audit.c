@@ -160,6 +160,16 @@ static int cmp_names(const void *a, const void *b)
 	return strverscmp(*(const char *const *)a, *(const char *const *)b);
 }
 
+/* "a, b" of @names (@n of them) by name into @buf. */
+static void name_list(const char **names, size_t n, char *buf, size_t len)
+{
+	size_t i;
+
+	qsort(names, n, sizeof(names[0]), cmp_names);
+	for (i = 0; i < n; i++)
+		append(buf, len, names[i]);
+}
+
 /* One ASM disk on several devices: each names the others and the one to use. */
 static void duplicates(struct pa_asm_audit *a)
 {
@@ -189,9 +199,7 @@ static void duplicates(struct pa_asm_audit *a)
 		if (!k || !(x = add(r, PA_REASON_ASM_DUPLICATE, PA_EXIT_ASM)))
 			continue;
 		/* by name: the same words whatever the order of the scan */
-		qsort(names, k, sizeof(names[0]), cmp_names);
-		for (j = 0; j < k; j++)
-			append(r->others, sizeof(r->others), names[j]);
+		name_list(names, k, r->others, sizeof(r->others));
 		x->base_dev = r->others;
 		if (nbest == 1) {
 			r->use = best->d;
@@ -199,16 +207,6 @@ static void duplicates(struct pa_asm_audit *a)
 			x->space = r->use_path;
 		}
 	}
-}
-
-/* "a, b" of @names (@n of them) by name into @buf. */
-static void name_list(const char **names, size_t n, char *buf, size_t len)
-{
-	size_t i;
-
-	qsort(names, n, sizeof(names[0]), cmp_names);
-	for (i = 0; i < n; i++)
-		append(buf, len, names[i]);
 }
 
 /* A disk group's members (one device per ASM disk) on two sector sizes. */

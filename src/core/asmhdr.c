@@ -39,14 +39,12 @@
 
 static uint16_t rd16(const unsigned char *p, bool be)
 {
-	return be ? (uint16_t)(p[0] << 8 | p[1]) : get_le16(p);
+	return be ? get_be16(p) : get_le16(p);
 }
 
 static uint32_t rd32(const unsigned char *p, bool be)
 {
-	return be ? (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 |
-			p[3]
-		  : get_le32(p);
+	return be ? get_be32(p) : get_le32(p);
 }
 
 static bool pow2(uint64_t v)

@@ -29,12 +29,6 @@
 #define EXT4_MAGIC 0xEF53
 #define EXT4_SB_MIN (EXT4_OFF_STRIPE_WIDTH + 4)
 
-static uint32_t get_be32(const unsigned char *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 |
-	       (uint32_t)p[3];
-}
-
 int fsgeom_xfs(const void *buf, size_t len, struct pa_fs_geom *g)
 {
 	const unsigned char *b = buf;

@@ -161,7 +161,7 @@ int scan_loops_over(const dev_t *devs, size_t n, struct pa_holder *h)
 /* The first entry of @dev's holders/ directory in sysfs: 1 with @h, or 0. */
 static int kernel_holder(dev_t dev, struct pa_holder *h)
 {
-	char path[PATH_MAX], *text = NULL;
+	char path[PATH_MAX], name[128];
 	struct dirent *de;
 	DIR *dd;
 	int found = 0;
@@ -178,11 +178,8 @@ static int kernel_holder(dev_t dev, struct pa_holder *h)
 		snprintf(h->name, sizeof(h->name), "%s", de->d_name);
 		/* a dm map by its name too */
 		snprintf(path, sizeof(path), "/sys/block/%s/dm/name", de->d_name);
-		if (read_text(path, 256, &text) == 0) {
-			text[strcspn(text, "\n")] = '\0';
-			snprintf(h->comm, sizeof(h->comm), "%s", text);
-			free(text);
-		}
+		if (read_attr_at(AT_FDCWD, path, name, sizeof(name)) == 0)
+			snprintf(h->comm, sizeof(h->comm), "%.31s", name);
 		found = 1;
 	}
 	closedir(dd);
@@ -202,12 +199,11 @@ static int from_file(const char *path, int (*fn)(FILE *, dev_t, char *, size_t),
 	return rc;
 }
 
-int scan_holder_of(dev_t dev, const struct pa_devlist *l, struct pa_holder *h)
+int scan_holder_of(dev_t dev, struct pa_holder *h)
 {
 	struct pa_openers o;
 	int rc;
 
-	(void)l;
 	memset(h, 0, sizeof(*h));
 	h->dev = dev;
 	h->fd = -1;
@@ -269,14 +265,10 @@ int scan_lock_holder(int fd, struct pa_holder *h)
 	free(line);
 	fclose(f);
 	if (rc == 0 && h->pid) {
-		char path[64], *text = NULL;
+		char path[64];
 
 		snprintf(path, sizeof(path), "/proc/%ld/comm", (long)h->pid);
-		if (read_text(path, sizeof(h->comm), &text) == 0) {
-			text[strcspn(text, "\n")] = '\0';
-			snprintf(h->comm, sizeof(h->comm), "%s", text);
-			free(text);
-		}
+		(void)read_attr_at(AT_FDCWD, path, h->comm, sizeof(h->comm));
 	}
 	return rc;
 }

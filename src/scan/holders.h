@@ -81,6 +81,13 @@ int scan_openers(const dev_t *devs, size_t n, struct pa_openers *out);
 bool scan_opener_holds(const struct pa_holder *h);
 
 /*
+ * Drop the holders of @o that let go (scan_opener_holds(), one read of
+ * /proc/locks for them all); how many of those kept are left.  When /proc
+ * cannot be read, all are left as they were.
+ */
+size_t scan_openers_still_held(struct pa_openers *o);
+
+/*
  * A run's record of who holds which block device: one pass over /proc, as
  * scan_openers() makes it, kept for the devices of every disk a run looks
  * at (plan A B C reads /proc once).  Zeroed by the caller; freed with
@@ -123,11 +130,10 @@ int scan_loops_over(const dev_t *devs, size_t n, struct pa_holder *h);
  * (BLKPG_DEL_PARTITION answered EBUSY): a mount, a swap area, a kernel
  * holder (holders/: dm, md, bcache), a loop device, a process (descriptor,
  * thread's descriptor, mapping), looked for in that order; the first found
- * in *@h.  @l (may be NULL) is not read from: the host is asked now.
- * 0, -ENOENT when nothing is found, or -errno.
+ * in *@h.  The host is asked now.  0, -ENOENT when nothing is found, or
+ * -errno.
  */
-struct pa_devlist;
-int scan_holder_of(dev_t dev, const struct pa_devlist *l, struct pa_holder *h);
+int scan_holder_of(dev_t dev, struct pa_holder *h);
 
 /*
  * The process holding the flock(2) lock on the file open as @fd (a disk

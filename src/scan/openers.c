@@ -28,10 +28,10 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "scan/holders.h"
+#include "shared/sys.h"
 
 /* kcmp(2) KCMP_FILES: do two tasks share one descriptor table? */
 #define PA_KCMP_FILES 2
@@ -619,6 +619,24 @@ static bool holds_now(const struct scan *s, const struct pa_holder *h)
 	       (h->kind == PA_HOLDER_MAP || !waits_for_lock(s, h->pid, dir, name, &st));
 }
 
+size_t scan_openers_still_held(struct pa_openers *o)
+{
+	struct scan s;
+	size_t i, k = 0, gone = 0;
+
+	if (scan_open(&s, NULL, 0) < 0)
+		return o->n; /* cannot tell: as they were */
+	for (i = 0; i < o->n; i++)
+		if (holds_now(&s, &o->v[i]))
+			o->v[k++] = o->v[i];
+		else
+			gone++;
+	scan_close(&s);
+	o->n = k;
+	o->count -= gone;
+	return k;
+}
+
 bool scan_opener_holds(const struct pa_holder *h)
 {
 	struct scan s;
@@ -639,8 +657,6 @@ int scan_openers_index(struct pa_opener_index *ix)
 	struct scan s;
 	int rc;
 
-	struct timespec t;
-
 	scan_openers_index_free(ix);
 	rc = scan_open(&s, NULL, 0);
 	if (rc < 0)
@@ -649,8 +665,7 @@ int scan_openers_index(struct pa_opener_index *ix)
 	memset(&none, 0, sizeof(none));
 	rc = walk(&s, &none);
 	scan_close(&s);
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	ix->made_ms = (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
+	ix->made_ms = sys_mono_ms();
 	if (rc == 0 && ix->nomem)
 		rc = -ENOMEM;
 	if (rc < 0)
@@ -683,9 +698,7 @@ int scan_openers_lookup(const struct pa_opener_index *ix, const dev_t *devs, siz
 				      .map_end = x->map_end};
 
 		/* a process's holds are together: its first still held counts */
-		if (x->pid == last ||
-		    !bsearch(&x->dev, s.devs, s.n, sizeof(x->dev), cmp_dev) ||
-		    !holds_now(&s, &h))
+		if (x->pid == last || !watched(&s, x->dev) || !holds_now(&s, &h))
 			continue;
 		last = x->pid;
 		comm_of(s.procfd, h.pid, h.comm, sizeof(h.comm));

@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "shared/sys.h"
@@ -37,4 +38,12 @@ int sys_execveat(int dfd, const char *name, char *const argv[], char *const envp
 	errno = ENOSYS;
 	return -1;
 #endif
+}
+
+uint64_t sys_mono_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
 }

@@ -3,6 +3,7 @@
 #define PARTALIGN_SHARED_SYS_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 /*
  * True when / is not the root of PID 1 (a chroot, e.g. a kickstart's %post): udev
@@ -22,5 +23,8 @@ int sys_chroot_state(void);
  */
 int sys_execveat(int dfd, const char *name, char *const argv[], char *const envp[],
 		 int flags);
+
+/* Milliseconds of CLOCK_MONOTONIC: for waits and deadlines, never a date. */
+uint64_t sys_mono_ms(void);
 
 #endif

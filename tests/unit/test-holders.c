@@ -338,13 +338,13 @@ static void test_holder_of(void **state)
 		skip(); /* no root, no loop device or no tools (setup) */
 	d = rdev_of(part);
 	/* nothing */
-	assert_int_equal(scan_holder_of(d, NULL, &h), -ENOENT);
+	assert_int_equal(scan_holder_of(d, &h), -ENOENT);
 
 	/* a loop device set up on the partition, found by device number */
 	snprintf(cmd, sizeof(cmd), "losetup -f --show %s", part);
 	out_of(over, sizeof(over), cmd);
 	assert_true(over[0] != '\0');
-	assert_int_equal(scan_holder_of(d, NULL, &h), 0);
+	assert_int_equal(scan_holder_of(d, &h), 0);
 	assert_int_equal(h.kind, PA_HOLDER_LOOP);
 	assert_string_equal(h.name, over + strlen("/dev/"));
 	assert_int_equal(h.pid, 0);
@@ -356,7 +356,7 @@ static void test_holder_of(void **state)
 
 	/* a process: a descriptor, a thread's own table, a mapping */
 	pid = hold('f', &tid);
-	assert_int_equal(scan_holder_of(d, NULL, &h), 0);
+	assert_int_equal(scan_holder_of(d, &h), 0);
 	assert_int_equal(h.kind, PA_HOLDER_FD);
 	assert_int_equal(h.pid, pid);
 	assert_true(h.fd >= 0);
@@ -365,7 +365,7 @@ static void test_holder_of(void **state)
 	assert_false(scan_opener_holds(&h));
 
 	pid = hold('t', &tid);
-	assert_int_equal(scan_holder_of(d, NULL, &h), 0);
+	assert_int_equal(scan_holder_of(d, &h), 0);
 	assert_int_equal(h.kind, PA_HOLDER_THREAD_FD);
 	assert_int_equal(h.pid, pid);
 	assert_int_equal(h.tid, tid);
@@ -374,13 +374,13 @@ static void test_holder_of(void **state)
 	unhold(pid);
 
 	pid = hold('m', &tid);
-	assert_int_equal(scan_holder_of(d, NULL, &h), 0);
+	assert_int_equal(scan_holder_of(d, &h), 0);
 	assert_int_equal(h.kind, PA_HOLDER_MAP);
 	assert_int_equal(h.pid, pid);
 	assert_true(h.map_end - h.map_start == 4096);
 	assert_true(scan_opener_holds(&h));
 	unhold(pid);
-	assert_int_equal(scan_holder_of(d, NULL, &h), -ENOENT);
+	assert_int_equal(scan_holder_of(d, &h), -ENOENT);
 }
 
 static void test_mounted(void **state)
@@ -395,7 +395,7 @@ static void test_mounted(void **state)
 	    sh("mkfs.ext4 -q -F %s >/dev/null 2>&1 && mkdir %s && mount %s %s", part, mnt,
 	       part, mnt),
 	    0);
-	assert_int_equal(scan_holder_of(rdev_of(part), NULL, &h), 0);
+	assert_int_equal(scan_holder_of(rdev_of(part), &h), 0);
 	assert_int_equal(h.kind, PA_HOLDER_MOUNT);
 	assert_string_equal(h.name, mnt);
 	assert_int_equal(sh("umount %s && rmdir %s", mnt, mnt), 0);
