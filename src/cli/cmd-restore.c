@@ -262,7 +262,12 @@ static int restore(const struct pa_backup *b, const char *file, const char *arg,
 			 b->id);
 	/* the look every writer shares (apply/look.c), claiming: in use is the end */
 	rc = apply_look(arg, 10000, APPLY_LOOK_CLAIM, &lk);
-	status = rc < 0 || !cur ? PA_EXIT_ERROR : look_said(arg, &lk);
+	if (rc < 0 || !cur) {
+		msg_err(arg, rc < 0 ? -rc : ENOMEM, "cannot look at it");
+		status = PA_EXIT_ERROR;
+		goto out;
+	}
+	status = look_said(arg, &lk);
 	if (status != PA_EXIT_OK)
 		goto out;
 	/* what the checks below read is what the gate proves again */

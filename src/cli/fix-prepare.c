@@ -71,6 +71,17 @@ int fix_look_said(struct msg_log *log, const char *arg, const struct apply_look 
 	return PA_EXIT_ERROR;
 }
 
+int fix_look(struct msg_log *log, const char *arg, int wait_ms, struct apply_look *lk)
+{
+	int rc = apply_look(arg, wait_ms, APPLY_LOOK_SHOW, lk);
+
+	if (rc < 0) {
+		msg_log_err(log, arg, -rc, "cannot look at it");
+		return PA_EXIT_ERROR;
+	}
+	return fix_look_said(log, arg, lk);
+}
+
 /* The look's disk and scan into @j (which owns them from now on); its in-use reason. */
 static char *look_take(struct apply_look *lk, struct fix_job *j)
 {
@@ -106,10 +117,7 @@ int fix_prepare(const struct fix_opts *o, const char *arg, struct fix_job *j)
 	char *inuse = NULL, dmg[256];
 	int rc, st;
 
-	rc = apply_look(arg, o->wait_ms, APPLY_LOOK_SHOW, &lk);
-	st = rc < 0 ? PA_EXIT_ERROR : fix_look_said(o->log, arg, &lk);
-	if (rc < 0)
-		msg_log_err(o->log, arg, -rc, "cannot look at it");
+	st = fix_look(o->log, arg, o->wait_ms, &lk);
 	if (st == PA_EXIT_OK)
 		inuse = look_take(&lk, j);
 	apply_look_free(&lk);

@@ -22,4 +22,11 @@ int fix_prepare(const struct fix_opts *o, const char *arg, struct fix_job *j);
  */
 int fix_look_said(struct msg_log *log, const char *arg, const struct apply_look *lk);
 
+/*
+ * apply_look(@arg, @wait_ms, APPLY_LOOK_SHOW) into @lk, and what
+ * fix_look_said() says of it ("cannot look at it" when the look itself
+ * failed).  Exit bits: 0 to go on.  @lk is to be freed either way.
+ */
+int fix_look(struct msg_log *log, const char *arg, int wait_ms, struct apply_look *lk);
+
 #endif

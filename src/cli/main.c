@@ -26,6 +26,7 @@
 #include "cli/cli.h"
 #include "cli/trusted.h"
 #include "core/exitcodes.h"
+#include "shared/spawn.h"
 #include "shared/sys.h"
 
 #ifdef PA_APPLY_BINARY
@@ -68,8 +69,7 @@ static void run_from(const char *dir, const char *name, char **argv)
 
 	if (dfd < 0)
 		return;
-	if (fstatat(dfd, name, &st, 0) == 0 && S_ISREG(st.st_mode) &&
-	    faccessat(dfd, name, X_OK, 0) == 0)
+	if (spawn_program_at(dfd, name, &st) == 0)
 		sys_execveat(dfd, name, argv, environ, 0);
 	close(dfd);
 }

@@ -82,10 +82,7 @@ static int probe_plan(struct msg_log *log, struct run *r, const struct pa_dev *d
 	int rc, status;
 
 	/* the look every writer shares, as plan does (look.h) */
-	rc = apply_look(dev->path, PROBE_WAIT_MS, APPLY_LOOK_SHOW, &lk);
-	status = rc < 0 ? PA_EXIT_ERROR : fix_look_said(log, dev->path, &lk);
-	if (rc < 0)
-		msg_log_err(log, dev->path, -rc, "cannot look at it");
+	status = fix_look(log, dev->path, PROBE_WAIT_MS, &lk);
 	if (status != PA_EXIT_OK)
 		goto out;
 	inuse = lk.inuse;

@@ -88,18 +88,15 @@ int restore_table_show(const char *path, const struct pa_table *now,
 	struct out_opts oo = {.format = OUT_TABLE};
 	struct libscols_table *tb;
 	unsigned int num, top = 0;
-	int sel[OUT_MAXCOLS], rc = 0;
-	size_t nsel = 0, i;
+	int rc = 0;
+	size_t i;
 
 	out_detect_terminal(&oo);
-	if (out_select(&oo, rcols, sizeof(rcols) / sizeof(rcols[0]), all,
-		       sizeof(all) / sizeof(all[0]), sel, &nsel) < 0)
-		return -EINVAL;
 	if (now->label != then->label)
 		printf("%s: the table now is %s, the backup's is %s: restore writes %s\n",
 		       path, plan_label_name(now->label), plan_label_name(then->label),
 		       plan_label_name(then->label));
-	tb = out_table_new(&oo, "restore", rcols, sel, nsel);
+	tb = out_table_new(&oo, "restore", rcols, all, sizeof(all) / sizeof(all[0]));
 	if (!tb)
 		return -ENOMEM;
 	for (i = 0; i < now->n; i++)

@@ -205,7 +205,7 @@ static void text_of(const struct label_id *id, char *buf, size_t len)
 static char *restore_disk(const struct refusal_restore *r)
 {
 	if (r->readonly)
-		return must(fmt("%s is read-only (write-protected)", r->path));
+		return must(refusal_readonly(r->path));
 	if (r->marked)
 		return must(fmt("an unfinished data move (move id %0*" PRIx64
 				") is recorded "

@@ -47,8 +47,7 @@ static void program_close(struct program *p)
 	p->dfd = -1;
 }
 
-/* A regular file that may be executed, @name in @dfd: 0, or -ENOENT. */
-static int is_program_at(int dfd, const char *name, struct stat *st)
+int spawn_program_at(int dfd, const char *name, struct stat *st)
 {
 	return fstatat(dfd, name, st, 0) == 0 && S_ISREG(st->st_mode) &&
 		       faccessat(dfd, name, X_OK, 0) == 0
@@ -73,7 +72,7 @@ static int search(const char *dirs, const char *name, struct program *p)
 					     name) >= sizeof(p->path))
 				return -ENAMETOOLONG;
 			p->dfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
-			if (p->dfd >= 0 && is_program_at(p->dfd, name, &p->st) == 0)
+			if (p->dfd >= 0 && spawn_program_at(p->dfd, name, &p->st) == 0)
 				return 0;
 			program_close(p);
 		}

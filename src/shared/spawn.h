@@ -19,6 +19,7 @@
 #define PARTALIGN_SHARED_SPAWN_H
 
 #include <stddef.h>
+#include <sys/stat.h>
 
 #define SPAWN_PATH "/usr/sbin:/usr/bin:/sbin:/bin"
 #define SPAWN_TOOLDIR_ENV "PARTALIGN_TOOLDIR"
@@ -68,5 +69,12 @@ struct trust_fail;
  * TRUST_OK when it is unset, relative or a list (which are never used).
  */
 const char *spawn_tooldir(struct trust_fail *why);
+
+/*
+ * @name in directory @dfd is a regular file that may be executed (its
+ * stat in *@st): 0, or -ENOENT.  What is run next is run from @dfd
+ * (execveat), so the file judged is the one executed.
+ */
+int spawn_program_at(int dfd, const char *name, struct stat *st);
 
 #endif
