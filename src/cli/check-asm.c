@@ -15,6 +15,7 @@
 
 #include "cli/check-asm.h"
 #include "cli/cli.h"
+#include "core/rules.h"
 #include "scan/scan.h"
 
 int check_asm_read(struct pa_devlist *l, const char *root, struct pa_asm_audit *a,
@@ -49,37 +50,33 @@ static int cmp_rows(const void *x, const void *y)
 	return asm_audit_cmp(a, b);
 }
 
-/* Whether row device @d is, or lies on, the device @n the user named. */
-static bool named(const struct pa_dev *d, const struct pa_dev *n)
-{
-	const struct pa_dev *w = d->disk ? d->disk : d;
-
-	return d == n || w == n || d->map == n || w->map == n;
-}
-
 int check_asm_select(const struct pa_devlist *l, const struct pa_asm_audit *a,
 		     const char *root, char **names, int nnames, struct check_pick **rows,
 		     size_t *nrows)
 {
 	const struct pa_dev **v = calloc(a->n ? a->n : 1, sizeof(*v));
+	const struct pa_dev **only =
+	    calloc(nnames > 0 ? (size_t)nnames : 1, sizeof(*only));
 	struct check_pick *p;
-	size_t i, n = 0;
+	size_t i, n = 0, m = 0;
 	int k;
 
-	if (!v)
+	if (!v || !only) {
+		free(v);
+		free(only);
 		return -ENOMEM;
-	for (i = 0; i < a->n; i++) {
-		bool want = nnames == 0;
-
-		for (k = 0; k < nnames && !want; k++) {
-			struct pa_dev *d;
-
-			want = scan_lookup_root(l, root, names[k], &d) == 0 &&
-			       named(a->v[i].d, d);
-		}
-		if (want)
-			v[n++] = a->v[i].d;
 	}
+	/* the devices named, each found once; a name not found selects nothing */
+	for (k = 0; k < nnames; k++) {
+		struct pa_dev *d;
+
+		if (scan_lookup_root(l, root, names[k], &d) == 0)
+			only[m++] = d;
+	}
+	for (i = 0; i < a->n; i++)
+		if (nnames == 0 || (m && rules_asm_wanted(a->v[i].d, only, m)))
+			v[n++] = a->v[i].d;
+	free(only);
 	sort_audit = a;
 	qsort(v, n, sizeof(*v), cmp_rows);
 	p = calloc(n ? n : 1, sizeof(*p));

@@ -18,10 +18,11 @@
 #include "shared/endian.h"
 #include "shared/hex.h"
 
-/* The primary GPT header, checked for its signature. */
-static int gpt_header(label_read_fn rd, void *ctx, uint32_t logical, unsigned char *h)
+/* The GPT header at @lba (1: the primary), checked for its signature. */
+static int gpt_header(label_read_fn rd, void *ctx, uint32_t logical, uint64_t lba,
+		      unsigned char *h)
 {
-	int rc = rd(ctx, logical, h, 512);
+	int rc = rd(ctx, lba * logical, h, 512);
 
 	if (rc < 0)
 		return rc;
@@ -33,7 +34,7 @@ int label_gpt_extent(label_read_fn rd, void *ctx, uint32_t logical, uint64_t *he
 {
 	unsigned char h[512];
 	uint64_t entries, array;
-	int rc = gpt_header(rd, ctx, logical, h);
+	int rc = gpt_header(rd, ctx, logical, 1, h);
 
 	if (rc < 0)
 		return rc;
@@ -112,8 +113,8 @@ static uint64_t gpt_header_used(label_read_fn rd, void *ctx, uint32_t logical,
 
 	if (!id || nsec < 3 || gpt_identity_at(rd, ctx, logical, nsec, 1, id) == 0)
 		goto out;
-	if (rd(ctx, logical, h, sizeof(h)) == 0 && memcmp(h, "EFI PART", 8) == 0 &&
-	    get_le64(h + 32) > 1 && get_le64(h + 32) < nsec)
+	if (gpt_header(rd, ctx, logical, 1, h) == 0 && get_le64(h + 32) > 1 &&
+	    get_le64(h + 32) < nsec)
 		alt = get_le64(h + 32);
 	if (gpt_identity_at(rd, ctx, logical, nsec, alt, id) == 0)
 		lba = alt;
@@ -133,12 +134,10 @@ int label_gpt_entry_guids(label_read_fn rd, void *ctx, uint32_t logical,
 	unsigned char h[512], e[128];
 	uint32_t count, esize;
 	int rc =
-	    rd(ctx, gpt_header_used(rd, ctx, logical, disk_size) * logical, h, sizeof(h));
+	    gpt_header(rd, ctx, logical, gpt_header_used(rd, ctx, logical, disk_size), h);
 
 	if (rc < 0)
 		return rc;
-	if (memcmp(h, "EFI PART", 8) != 0)
-		return -ENOENT;
 	count = get_le32(h + 80);
 	esize = get_le32(h + 84);
 	if (num == 0 || num > count || esize < 128)
